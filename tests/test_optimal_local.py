@@ -491,6 +491,31 @@ def test_a_lazy_fit_is_made_only_when_settled(monkeypatch, slower, lazy):
     assert settled.duration < opt.duration  # (the law's uniform scaling: resampled at it)
 
 
+def test_the_lazy_fit_s_samples_are_the_local_slowing_s_first_sampling(monkeypatch):
+    """A fit left lazy (:meth:`Optimal.lazily`: the iiwa's 1 s cosine at 50 Hz, ~1.4 times
+    too fast) made the dynamics of the output's samples at the law's own speed, which are
+    the local slowing's first sampling (:meth:`Optimal._beyond`'s): kept
+    (:attr:`Optimal.sampled`), they are read back, not played and made again, and the
+    samples beyond with their speed-ups are the same arrays to the bit as made afresh."""
+    model, traj, _ = iiwa_path(1.0, 50.0, orders=4)
+    opt = api.time_optimal(model, uniform=True, rate=50.0)
+    assert opt.lazily(_Played(traj), lambda: pytest.fail("not lazy")) is opt
+    assert opt.path is not None and opt.sampled is not None
+    K = opt.duration / opt.path.span
+    moved, played = optimal._moved, []
+
+    def counted(path, s, *args):
+        played.append(len(s))
+        return moved(path, s, *args)
+
+    monkeypatch.setattr(optimal, "_moved", counted)
+    read = opt._beyond(opt, _Played(traj), K)  # type: ignore[arg-type]
+    kept, opt.sampled = sum(played), None
+    made = opt._beyond(opt, _Played(traj), K)  # type: ignore[arg-type]
+    assert read[0].size and all(np.array_equal(a, b) for a, b in zip(read, made, strict=True))
+    assert sum(played) - 2 * kept == opt.path.samples + 1  # (the first sampling's samples)
+
+
 @pytest.mark.slow
 def test_the_first_fit_s_resamplings_left_to_the_local_slowing(monkeypatch, tmp_path):
     """``hodyn retime --optimal`` of the iiwa's Fourier path of 25 s at 200 Hz (5001
@@ -553,7 +578,10 @@ def test_a_lazy_fit_that_raises_once_made_runs_reachability_again(monkeypatch, t
     the bit as where no fit is left lazy (there the first kernel's fit raises in
     ``attempt``). The run again does not make the failed kernel's rounds again
     (``Optimal._failed``): as many rounds (``_rated`` calls) as where no fit is left lazy;
-    before, one more (2.3 s of CPU against 1.7-2.0 s, review37)."""
+    before, one more (2.3 s of CPU against 1.7-2.0 s, review37). Nor the input's survey
+    and reachability's passes (``Optimal._arcs``): the smoothings alone are tried again
+    (``Optimal._smoothings``), the survey and the passes made once either way (before, twice
+    where the fit was left lazy, and the passes' progress went back to 0)."""
     import h5py
     from test_rates import PANDA, PANDA_LIMITS
     from typer.testing import CliRunner
@@ -566,12 +594,23 @@ def test_a_lazy_fit_that_raises_once_made_runs_reachability_again(monkeypatch, t
                                "--duration", "3", "-o", str(src), "-q"])
     assert made.exit_code == 0, made.output
     lazily, settled = optimal.Optimal.lazily, optimal.Optimal.settled
-    reachability_, outputs = optimal.Optimal._reachability, []
+    smoothings_, outputs = optimal.Optimal._smoothings, []
     rated_, rounds = optimal.Optimal._rated, []
+    survey_, solve_ = optimal.Optimal._survey, optimal.reachability.solve
     for lazy in (True, False):
         runs: list[bool] = []
         raised: list[type] = []
+        made_once: list[str] = []  # (the input's survey, reachability's passes)
         rounds.append(0)
+
+        def surveyed(self, *args, made_once=made_once, **kwargs):
+            if not self.uniform:  # (the input's, not a fit's of a played law)
+                made_once.append("survey")
+            return survey_(self, *args, **kwargs)
+
+        def solved(*args, made_once=made_once, **kwargs):
+            made_once.append("passes")
+            return solve_(*args, **kwargs)
 
         def rated(self, *args, **kwargs):
             rounds[-1] += 1
@@ -587,20 +626,23 @@ def test_a_lazy_fit_that_raises_once_made_runs_reachability_again(monkeypatch, t
                 raised.append(type(e))
                 raise
 
-        def counted(self, chunks, runs=runs):
+        def counted(self, arcs, runs=runs):
             runs.append(self._lazy)
-            return reachability_(self, chunks)
+            return smoothings_(self, arcs)
 
         monkeypatch.setattr(optimal.Optimal, "lazily", eager)
         monkeypatch.setattr(optimal.Optimal, "settled", made_late)
-        monkeypatch.setattr(optimal.Optimal, "_reachability", counted)
+        monkeypatch.setattr(optimal.Optimal, "_smoothings", counted)
         monkeypatch.setattr(optimal.Optimal, "_rated", rated)
+        monkeypatch.setattr(optimal.Optimal, "_survey", surveyed)
+        monkeypatch.setattr(optimal.reachability, "solve", solved)
         out = tmp_path / f"out{lazy}.h5"
         run = runner.invoke(app, ["retime", str(PANDA), str(src), "--optimal", "--limits",
                                   str(PANDA_LIMITS), "--rate", "50", "-o", str(out), "-q"])
         assert run.exit_code == 0, run.output
         assert (runs, raised) == (([True, False], [TrajectoryError]) if lazy else
                                   ([True], [])), (runs, raised)
+        assert made_once == ["survey", "passes"], made_once
         with h5py.File(out) as f:
             assert f.attrs["solver"] == "reachability"
             outputs.append((float(f.attrs["duration"]), np.asarray(f["qdddd"])))

@@ -99,6 +99,26 @@ def test_the_widened_field_covers_its_points_and_changes_slowly():
     assert out[1000] == pytest.approx(1.5)  # (far from both: unchanged)
 
 
+@pytest.mark.parametrize("ufunc", [np.maximum, np.minimum])
+def test_spread_is_each_point_s_window_painted_in_turn(ufunc):
+    """_spread (the rounds' widened half-widths and lowered ceilings, rates._widened and
+    rates.kept): every point's value taken in over its window, clipped to the array, the
+    same numbers to the bit as a loop over the points painting each window (what they
+    were), for windows of every size, overlapping, at the ends, and none."""
+    rng = np.random.default_rng(7)
+    for trial in range(200):
+        M, n = int(rng.integers(1, 300)), int(rng.integers(0, 30))
+        at = rng.integers(0, M, n)
+        radius = rng.integers(0, M + 3 if trial % 2 else 5, n)
+        values, out = rng.normal(size=n), rng.normal(size=M)
+        painted = out.copy()
+        for i, r, v in zip(at, radius, values, strict=True):
+            a, b = max(0, i - r), i + r + 1
+            painted[a:b] = ufunc(painted[a:b], v)
+        got = rates._spread(out, at, radius, values, ufunc)
+        assert np.array_equal(got, painted) and got is not out
+
+
 def test_the_ramp_s_steepest_derivatives_are_those_rise_takes():
     """A law that leaves a rest at u (sigma = u t_0^2 / 2) warped by the ramp for limits of
     higher orders (Ramp.flat): its sigma''' peaks at STEEPEST[FLAT][0] u / rise (1.5, the single

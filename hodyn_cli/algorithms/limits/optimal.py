@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -264,6 +265,55 @@ def _ranges(path: Trajectory, taken: list[tuple[int, np.ndarray, np.ndarray]]
                  for (phase, s, t), e in zip(taken, ends, strict=True) if e[k + 1] > e[k]]
         if group:
             yield group
+
+
+class _Sampled:
+    """The local slowing's first sampling (:meth:`Optimal._beyond`'s: the output's samples
+    at the played law's own speed) as :meth:`Optimal.lazily`'s fit made their dynamics, fed
+    piece by piece (:meth:`add`): each sample's use of its limits (:func:`local.uses`) and
+    those beyond (:func:`local.candidates`: their indices and limited laws), read back in
+    order by the samplings' ranges (:meth:`next`). Every step is per sample: the same
+    numbers as the samplings made them (at 10^5 samples, an eighth of their samples, whose
+    interpolation and dynamics were made twice, ~0.4 s of CPU)."""
+
+    def __init__(self) -> None:
+        self.limited: list | None = None  # (limited_series of the pieces' laws)
+        self._parts: list[tuple[np.ndarray, np.ndarray, list[local.Taken]]] = []
+        self._whole: tuple[np.ndarray, np.ndarray, list[local.Taken]] | None = None
+        self._read = 0
+
+    def add(self, laws: dict[str, Law], limited: list) -> None:
+        self.limited = limited
+        use = local.uses(laws, limited)
+        self._parts.append((use, *local.candidates(laws, limited, use)))
+
+    def next(self, count: int) -> tuple[np.ndarray, np.ndarray, list[local.Taken]]:
+        """The next ``count`` samples' uses, candidates' rows (among them) and laws."""
+        if self._whole is None:
+            self._whole, self._parts = _joined_parts(self._parts), []
+        use, rows, taken = self._whole
+        a, b = self._read, self._read + count
+        self._read = b
+        inside = (rows >= a) & (rows < b)
+        return (use[a:b], rows[inside] - a,
+                [(law.take(inside, slice(None)), c, h) for law, c, h in taken])
+
+    @property
+    def done(self) -> bool:
+        """Whether every sample fed was read back."""
+        return self._whole is not None and self._read == len(self._whole[0])
+
+
+def _joined_parts(parts: list[tuple[np.ndarray, np.ndarray, list[local.Taken]]]
+                  ) -> tuple[np.ndarray, np.ndarray, list[local.Taken]]:
+    """Consecutive parts' uses, candidates' rows and laws (:func:`local.candidates`) as one
+    piece's: the same arrays (every step is per sample)."""
+    if len(parts) == 1:
+        return parts[0]
+    starts = np.cumsum([0] + [len(use) for use, _, _ in parts[:-1]])
+    return (np.concatenate([use for use, _, _ in parts]),
+            np.concatenate([rows + a for (_, rows, _), a in zip(parts, starts, strict=True)]),
+            local.joined([taken for _, _, taken in parts]))
 
 
 def _no_faster(found: Binding | None, plan: Binding) -> Binding:
@@ -731,6 +781,9 @@ class Optimal:
         self.slowed: tuple[Binding, float] | None = None
         #: the fit that :meth:`lazily` left to :meth:`settled` (None: none left)
         self.pending: Callable[[], Optimal] | None = None
+        #: the local slowing's first sampling as :meth:`lazily`'s fit made its dynamics,
+        #: for :meth:`_beyond` (None: none made)
+        self.sampled: _Sampled | None = None
         self.dynamics = dict(order=order, gravity=gravity, drives=drives, kind=kind)
         self.path: Plan | None = None
         self.final: Binding | None = None
@@ -862,7 +915,24 @@ class Optimal:
         first :data:`~hodyn_cli.algorithms.limits.reachability.TRIED` smoothings that it
         passes, or the first wider one; with limits of higher orders the first from 2 steps
         on that it passes). The reason, in a user's words, where it does not apply or its
-        output fails validate (the first that does); None: the law is reachability's."""
+        output fails validate (the first that does); None: the law is reachability's.
+        The path's survey and passes are made once (:meth:`_arcs`): where a fit left lazy
+        fails once made, the smoothings are tried again from them without it
+        (:meth:`_smoothings`; made again, the survey and passes cost the Panda's 3 s Fourier
+        path at 50 Hz with its limits file ~20 % more CPU, and the progress went back to 0)."""
+        arcs = self._arcs(chunks)
+        if isinstance(arcs, str):
+            return arcs
+        try:
+            return self._smoothings(arcs)
+        except _Again:  # (once: no fit is left lazy from then on)
+            return self._smoothings(arcs)
+
+    def _arcs(self, chunks: Callable[[], Iterable[Trajectory]]) -> _Arcs | str:
+        """The path surveyed (:meth:`_survey`: its uniform scaling) and reachability's passes
+        along its arcs (:func:`~hodyn_cli.algorithms.limits.reachability.solve`), with what
+        the smoothings read of them (:class:`_Arcs`); the reason, in a user's words, where
+        reachability does not apply (:meth:`_reachability`)."""
         if self.dynamics["drives"] is not None:
             return "reachability does not take the drives' motor limits (--drives)"
         table, seen, orders = reachability.Lengths(), [0], [0]
@@ -929,6 +999,18 @@ class Optimal:
             return (f"{_higher_named(self.limits)}: an output at {HIGHER_RATE:g} Hz or finer "
                     f"on {_unrefined(found):,} grid points, more than the "
                     f"{sequential.MOST:,} reachability's programmes take")
+        return _Arcs(found, arc_rows, names, t0, span, path_orders, rate, grid, higher,
+                     interpolate, uniform)
+
+    def _smoothings(self, arcs: _Arcs) -> str | None:
+        """Reachability's law along the passes' ``arcs`` played with each smoothing tried and
+        fitted, the shortest that ``hodyn validate`` passes slowed locally (:meth:`_local`)
+        and made the result (None), as :meth:`_reachability` says; the reason where none
+        is. Raises :class:`_Again` where a fit left lazy (:meth:`lazily`) fails once made:
+        tried again without it, a smoothing whose fit raised skipped (:attr:`_failed`). Reads
+        ``arcs`` alone: the passes' laws and rows are not changed."""
+        (found, arc_rows, names, t0, span, path_orders, rate, grid, higher, interpolate,
+         uniform) = arcs
         floor = RATED_FLOOR if higher else reachability.FLOOR
         # (the ramps' rise of each played, and their step's flat share where limits of higher
         # orders ramp the motion's own rests too: rates.shape; None: not)
@@ -1165,11 +1247,12 @@ class Optimal:
                 if not self._lazy:
                     raise
                 # (a lazy first fit made after all raised, which attempt would have seen:
-                # run again so, this smoothing failed where its fit raised a TrajectoryError)
+                # the smoothings tried again so, from the same passes, this one failed where
+                # its fit raised a TrajectoryError)
                 if inner.unfitted:
                     self._failed.add(chosen[:2])
                 self._lazy = False
-                return self._reachability(chunks)
+                raise _Again from None
             if done is None or inner.duration < done[0].duration:
                 done = inner, motion, chosen, reach
             motion = made = None
@@ -1178,11 +1261,11 @@ class Optimal:
         inner, motion, chosen, reach = done
         if not inner.consistent and self._lazy:  # (a lazy first fit, its local slowing
             # not kept, that validate fails once made: where a fit that is not lazy would
-            # have tried the next smoothing, run again so; once only: not lazy the second
-            # time)
+            # have tried the next smoothing, the smoothings tried again so; once only: not
+            # lazy the second time)
             self._failed.add(chosen[:2])
             self._lazy = False
-            return self._reachability(chunks)
+            raise _Again
         if inner.duration > uniform.k * span and not any(self.stepping):
             # (at a rest that steps, the uniform scaling is beyond the limits of higher
             # orders, which reachability's ramps keep: it bounds no law)
@@ -1264,7 +1347,8 @@ class Optimal:
         beyond of all bisected together (:data:`~reachability.BLOCK` or more at a time): every
         step is per sample, so the arrays are those of a sampling at a time to the bit.
         ``near``: only the samples at the times it holds (:func:`local.inside`), each as the
-        whole path's sampling has it."""
+        whole path's sampling has it. A fit left lazy made the first sampling's dynamics
+        (:attr:`sampled`): read back, not made again."""
         assert inner.path is not None
         # (a fit left lazy plays its plan at the law's own speed: Optimal.lazily)
         own = inner.path if inner.pending is not None else inner.path.slower(1 / K)
@@ -1279,21 +1363,32 @@ class Optimal:
             speeds.append(local.speedups(local.joined([taken for _, taken in pending])))
             pending.clear()
 
-        limited: list | None = None
+        # (the first sampling, the fit's own samples, as a lazy fit made it: its plan is
+        # ``own``; not where ``near`` keeps a few: another sampling, by samples)
+        first = inner.sampled if inner.pending is not None and near is None else None
+        limited: list | None = None if first is None else first.limited
 
         def sampled(path: Trajectory, group: list[tuple[int, np.ndarray, np.ndarray]],
                     tops: list[np.ndarray]) -> None:  # (several samplings along one chunk:
             # one piece; the samples whose peak may reach beyond added to ``tops``)
             nonlocal limited
             s = np.concatenate([s for _, s, _ in group])
-            piece = _moved(path, s, np.concatenate([t for _, _, t in group]),
-                           lambda K: np.concatenate([plans[phase].law.rates(s, K)
-                                                     for phase, s, _ in group]))
-            laws = self._laws(piece)
-            if limited is None:  # (the same series and joints in every piece)
-                limited = limited_series(self.model, self.limits, laws)
-            use = local.uses(laws, limited)
-            rows, taken = local.candidates(laws, limited, use)
+            parts = []  # (each part's uses, candidates' rows and laws: as one piece's)
+            others = group
+            if first is not None and group[0][0] == 0:  # (the first sampling's, read back)
+                parts.append(first.next(len(group[0][1])))
+                others = group[1:]
+            if others:
+                made = np.concatenate([s for _, s, _ in others])
+                piece = _moved(path, made, np.concatenate([t for _, _, t in others]),
+                               lambda K: np.concatenate([plans[phase].law.rates(s, K)
+                                                         for phase, s, _ in others]))
+                laws = self._laws(piece)
+                if limited is None:  # (the same series and joints in every piece)
+                    limited = limited_series(self.model, self.limits, laws)
+                use = local.uses(laws, limited)
+                parts.append((use, *local.candidates(laws, limited, use)))
+            use, rows, taken = _joined_parts(parts)
             pending.append((s[rows], taken))
             phases.append(np.repeat([phase for phase, _, _ in group],
                                     [len(s) for _, s, _ in group])[rows])
@@ -1345,6 +1440,7 @@ class Optimal:
                 peaks(path, np.concatenate(tops))
         if pending:
             bisect()
+        assert first is None or first.done, "the lazy fit's samples are the first sampling's"
         if not times:  # (``near`` held none of the samples: none beyond there)
             return np.zeros(0), np.zeros(0)
         # (in the order a sampling at a time gave them: the same arrays to the bit)
@@ -1713,7 +1809,8 @@ class Optimal:
         self.final = replace(found, x=1.0)
         return True
 
-    def _fitted(self, chunks: Iterable[Trajectory]) -> tuple[Fit, Binding | None, float]:
+    def _fitted(self, chunks: Iterable[Trajectory], sampled: _Sampled | None = None
+                ) -> tuple[Fit, Binding | None, float]:
         """The played motion's laws at every output sample, fed to a :class:`Fit` (left empty
         on a :attr:`uniform` law: fitted from rest, :meth:`fit` reads the binding alone;
         feeding it was ~40 % of reachability's inner fits' time); the
@@ -1723,7 +1820,8 @@ class Optimal:
         limit depend on it, or none of the limits moves with it: every sample fits at any
         speed-up, and the plan's own bound stands in, :func:`_no_faster`); and how
         consistent its derivatives are on its samples: the largest error of one against the
-        time differences of the one below, as a share of ``hodyn validate``'s tolerance."""
+        time differences of the one below, as a share of ``hodyn validate``'s tolerance.
+        ``sampled``: each piece's laws fed to it too (:meth:`lazily`)."""
         assert self.path is not None
         search, fit, count = ScaleSearch(self.model, self.limits), Fit(), 0
         differences = Differences()
@@ -1733,6 +1831,8 @@ class Optimal:
             if not self.uniform:
                 fit.add(laws, limited_series(self.model, self.limits, laws), piece.t, count)
             differences.add(piece.derivatives, piece.t, count)
+            if sampled is not None:
+                sampled.add(laws, limited_series(self.model, self.limits, laws))
             count += piece.n_samples
         try:
             search.retiming()  # (Infeasible: beyond a limit at any speed, raised)
@@ -1750,7 +1850,8 @@ class Optimal:
         local slowing lowers the law and keeps its own fit wherever that is shorter than
         this one (:meth:`_local`), so the survey and the resamplings are made only where it
         does not (at 10^5 samples: a survey of 3 x 10^5 points and 4 fits of 10^5 samples,
-        benchmarks/README.md, long13)."""
+        benchmarks/README.md, long13). Its samples are the local slowing's first sampling:
+        their dynamics kept for it (:attr:`sampled`)."""
         (_, first, start), (_, last, end) = motion.laws[0], motion.laws[-1]
         t0, t1 = start + float(first.times(0, 1)[0]), end + last.duration  # (its chunks' ends)
         degree = max(5, motion.orders)
@@ -1759,13 +1860,15 @@ class Optimal:
         # (no uniform scaling surveyed: a stand-in; a plan left lazy is never the output's)
         standin = Binding(1.0, "", "", 0, None, 0.0, 0.0)
         self.path = Plan(law, t0, 1.0 / self.rate, standin, t1 - t0, ENDS)
+        sampled = _Sampled()
         try:
-            _, found, _ = self._fitted(motion)
+            _, found, _ = self._fitted(motion, sampled)
         except (TrajectoryError, Infeasible):  # (as the fit that is not lazy finds it)
             return fitted()
         if found is None or found.k <= 1 + CLOSE:
             return fitted()
         self.final, self.orders, self.pending, self.consistent = found, motion.orders, fitted, True
+        self.sampled = sampled
         return self
 
     def settled(self) -> Optimal:
@@ -1950,6 +2053,31 @@ class Smoothed:
     rise: float
     coarse: bool
     finer: float
+
+
+class _Arcs(NamedTuple):
+    """Reachability's passes along the path (:meth:`Optimal._arcs`), read by every smoothing
+    tried (:meth:`Optimal._smoothings`): each arc's law and rows (``found``, ``rows``), the
+    joints, the path's start and span (s, seconds), its orders, the output's rate, the grid
+    intervals, whether limits of higher orders are kept (the rounds), whether the passes
+    interpolate, and the input's uniform scaling."""
+
+    found: Pieces
+    rows: list[reachability.ArcRows]
+    names: tuple[str, ...]
+    t0: float
+    span: float
+    orders: int
+    rate: float
+    grid: int
+    higher: bool
+    interpolate: bool
+    uniform: Binding
+
+
+class _Again(Exception):  # noqa: N818 - not an error: the smoothings tried again
+    """A fit left lazy failed once made (:meth:`Optimal._local`): the smoothings are tried
+    again without it (:meth:`Optimal._reachability`)."""
 
 
 def _played_span(inner: Optimal) -> float:
