@@ -113,10 +113,30 @@ def _worst(taken: list[Taken], y: np.ndarray) -> np.ndarray:
     laws played ``y`` (per sample) times faster."""
     use = np.zeros(len(y))
     for law, centre, half in taken:
-        ratio = np.abs(law.at(y) - centre) / half  # (samples, joints)
-        for column in ratio.T:  # (a column at a time: numpy's max along the short joints'
-            np.maximum(use, column, out=use)  # axis took 2.3x as long, the same numbers)
+        # (a joint at a time into ``use``: the same maxima as ``.max(axis=1)``, which
+        # reduces along the few joints of each sample ~7 times slower: 0.63 of the 1.24 s
+        # the bisections took through it on the Panda's 10^4-sample Fourier path)
+        for column in (np.abs(law.at(y) - centre) / half).T:
+            np.maximum(use, column, out=use)
     return use
+
+
+def _fit(taken: list[Taken], y: np.ndarray) -> np.ndarray:
+    """Whether each sample of the ``taken`` laws played ``y`` (per sample) times faster is
+    within every limit: its :func:`_worst` use at most ``1 + TOLERANCE / 10``, to the bit
+    (the same quotients, each compared), each law made only at the samples within the
+    laws before it (a bisection's step finds about half of them beyond one: the laws after
+    it were made there for nothing)."""
+    rows = np.arange(len(y))
+    for law, centre, half in taken:
+        here = law if len(rows) == len(y) else law.take(rows, slice(None))
+        within = np.ones(len(rows), dtype=bool)
+        for column in (np.abs(here.at(y[rows]) - centre) / half).T:
+            within &= column <= 1 + TOLERANCE / 10  # (NaN: beyond, as its max is)
+        rows = rows[within]
+    out = np.zeros(len(y), dtype=bool)
+    out[rows] = True
+    return out
 
 
 def uses(laws: dict[str, Law], limited: list) -> np.ndarray:
@@ -136,7 +156,7 @@ def candidates(laws: dict[str, Law], limited: list, use: np.ndarray | None = Non
     rows = np.arange(len(use))
     rows = rows[use > 1 + TOLERANCE / 10]
     taken = _taken(laws, limited, rows)
-    fit = _worst(taken, np.full(len(rows), SLOWEST)) <= 1 + TOLERANCE / 10
+    fit = _fit(taken, np.full(len(rows), SLOWEST))
     return rows[fit], [(law.take(fit, slice(None)), c, h) for law, c, h in taken]
 
 
@@ -160,7 +180,7 @@ def speedups(taken: list[Taken]) -> np.ndarray:
     lo, hi = np.full(size, SLOWEST), np.ones(size)
     for _ in range(BISECTIONS if size else 0):
         mid = (lo + hi) / 2
-        fits = _worst(taken, mid) <= 1 + TOLERANCE / 10
+        fits = _fit(taken, mid)
         lo, hi = np.where(fits, mid, lo), np.where(fits, hi, mid)
     return lo
 
