@@ -102,9 +102,12 @@ SLACK = 1.09
 #: hold x = 0 (benchmarks/README.md, 2026-11-30, auto4). Between the losers' 1.568 and the
 #: winners' 1.614: at 1.5 the UR5's with --jerk 200 ran the windows, 2.8 of its 4.0 s of CPU,
 #: for a law 1.2 % longer, and the 2R's with --jerk 1200 at 20 Hz (1.523) for one 75 %
-#: longer (tests/test_optimal.py); no input measured had the windows win within 1.59 (the 21
-#: of bench_optimal_rates and stranger_optimal's jerk rows, 2026-12-01). A margin, not a
-#: bound: the 2R's 20 Hz paths lost at 1.60 and 2.07 too
+#: longer (tests/test_optimal.py); none of the 21 of bench_optimal_rates and
+#: stranger_optimal's jerk rows had the windows win within 1.59 (2026-12-01). A margin, not
+#: a bound: the 2R's 20 Hz paths lost at 1.60 and 2.07 too; on ur10-p2p's path with --jerk
+#: 105-130 (slacks 1.50-1.59) the windows won by 4.6-7.2 %, the UR3's with --jerk 140-160 by
+#: 1.1-3.7 %: auto keeps reachability's law there at 1.59, the windows' at 1.5
+#: (benchmarks/README.md, review38)
 CORNERED_SLACK = 1.59
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
