@@ -66,6 +66,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.bsplines import BSpline
@@ -751,6 +752,10 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
     # feasibility.requirements says; a motor torque alone is limited at order -1)
     need = order if drives is None else max(order, 0)
     q = full.derivatives[:, : need + 3]
+    # (the backend's Data once for every probe: made by each, the kernels' model struct was
+    # 0.8 s of the ~7.5 s of path_limits on a 10^5-sample path, 1.5 ms a probe; none where
+    # no dynamics run: the joints' own speeds)
+    data = backends.prepare(model)[1] if order >= 0 or drives is not None else None
 
     def probed(sigma: np.ndarray) -> dict[str, Law]:
         jet = compose(q, np.broadcast_to(sigma[: need + 2], (len(q), need + 2)))
@@ -758,7 +763,8 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
         # inverse dynamics instead of two, ~2.5 s of 10^5 samples' ~50 s; benchmarks/README.md,
         # branches long9, long11, long12)
         return series_laws(model, Trajectory(full.joint_names, jet), order=order,
-                           gravity=gravity, drives=drives, kind=kind, whole=drives is None)
+                           gravity=gravity, drives=drives, kind=kind, data=data,
+                           whole=drives is None)
 
     probes = [probed(PROBES[0])]
     limited = [(quantity, series, cols, lower, upper, _monomials_of(probes[0][series]))
