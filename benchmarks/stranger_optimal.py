@@ -22,7 +22,8 @@ double pendulum (no limits at all), every path class at every rate. Paths (``pat
   from rest to rest on each half (``rests s``);
 * ``curve``: the curve ``a + (b - a) p + bend sin(pi p)`` from rest to rest with a rest in
   its middle (bench_optimal.py's); peer: toppra along the whole curve (and on each half);
-* ``fourier``: ``hodyn generate --kind fourier`` (no rest; free end speeds); peer: toppra on
+* ``fourier``: ``hodyn generate --kind fourier`` (no rest; free end speeds; on an arm of
+  ``LOWER``, in the part of each joint's range its waypoints are moved to); peer: toppra on
   hodyn's own path with the end speeds of hodyn's output.
 
 The group ``fresh`` (``--only fresh``; branch stranger5): ten more robots (``FRESH``: the
@@ -33,15 +34,20 @@ URDF, an Allegro finger, the Hextilt's flying arm, a Go2 leg), on paths no group
 ``trate`` (torque rates), ``up`` (``--rate 1000`` on 100 Hz) and ``r333``, and 10^5 samples
 once; its peer is toppra with its torque constraint batched (:func:`toppra_batched`, the same
 numbers ~50 times faster) and velocity limits capped at 50 rad/s (:data:`VELOCITY_CAP`), the
-filtered step's along its line to hodyn's end speed. ~20 min on the loaded 2-core VM.
+filtered step's along its line to hodyn's end speed; where toppra finds no law (nan) on a
+piece, it is tried again in :data:`RETRIES`' order (:func:`toppra_retried`: the path
+parameter rescaled to [0, 0.1], then the end speeds x 0.99), and the column ``retry`` says
+which one gave the peer (these rows' toppra is approximate). ~20 min on the loaded 2-core VM.
 
 Each input goes through ``hodyn retime ROBOT in --optimal -o out`` (mode ``vt``: the URDF's
 velocity and torque limits, all toppra takes; ``r500``: with ``--rate 500``, whose steps
 must be exactly 2 ms; ``jerk``: with ``--jerk 100``), then ``hodyn check`` with the same
 limits (exit 0: every limit kept at every sample, to 1e-9 relative) and ``hodyn validate``
 (exit 0). Columns: samples of the input, the solver the output records, its duration, the
-fastest uniform scaling's, toppra's (4000 grid intervals a piece), the difference in %, wall
-and CPU seconds and peak RSS of the retime process, the verdicts, and what is wrong
+fastest uniform scaling's, toppra's (4000 grid intervals a piece), the difference in %, the
+retry that gave toppra's law (``-``: the first attempt, or no retry tried; ``span`` or
+``ends.99``, and ``:1/7`` where one of seven legs needed it), wall and CPU seconds and peak
+RSS of the retime process, the verdicts, and what is wrong
 (``notes``: a notice that ends empty, a traceback, a step that is not 1 / rate, a nonzero
 exit with its message).
 """
@@ -49,6 +55,7 @@ exit with its message).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -135,8 +142,10 @@ TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25
          [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25], [0.2, -0.2, 0.15, -0.25, 0.2, -0.15, 0.3]]
 LINE = [[-0.3, -0.2, 0.25, -0.3, 0.2, -0.25, 0.3], [0.0] * 7,
         [0.3, 0.2, -0.25, 0.3, -0.2, 0.25, -0.3]]
-#: shares added to every waypoint's, per arm: Talos's shoulder (arm_left_2_joint, 22.32 N m)
-#: cannot hold the arm out level against gravity at any speed (exit 1), so it hangs lower;
+#: shares added to every waypoint's, per arm (and the Fourier path's range moved as much:
+#: :func:`lowered`): Talos's shoulder (arm_left_2_joint, 22.32 N m) cannot hold the arm out
+#: level against gravity at any speed (exit 1; the Fourier path over the whole range held up
+#: to 26.8 N m at rest), so it hangs lower;
 LOWER = {"talos-arm": [-0.6, 0, 0, 0, 0, 0, 0],
          # PR2's shoulder lift (30 N m; the real arm has a counterbalance spring the URDF
          # has not) holds 41.7 N m with the arm out: down, the upper arm rolled, elbow bent
@@ -225,14 +234,33 @@ def waypoints(model, shares: list[list[float]], shift: list[float] | None = None
     return middle + half * shares[:, np.arange(model.n) % 7]
 
 
+def lowered(model, shift: list[float] | None):
+    """The model with the range of each joint ``shift`` moves (shares of its half range, as
+    :func:`waypoints` takes them) narrowed to its part from the moved middle to the end the
+    shift points to (shares [-1, -0.6] of Talos's shoulder): ``generate --kind fourier``
+    fills 80 % of a range about its middle, so its path moves as the waypoints do. (The
+    moved middle +- what remains of the range, [-1, -0.2], was not enough: the Fourier path
+    moves every joint through 80 % of its range, the waypoints through 30 %, and Talos's
+    shoulder held 1.042 times its limit at rest: exit 1.)"""
+    if shift is None:
+        return model
+    shares = np.array(shift)[np.arange(model.n) % 7]
+    moved = np.flatnonzero(shares)
+    low, high = model.limits[moved, 0], model.limits[moved, 1]
+    middle = (low + high) / 2 + shares[moved] * (high - low) / 2
+    limits = model.limits.copy()
+    limits[moved] = np.sort(np.column_stack([middle, np.where(shares[moved] < 0, low, high)]))
+    return dataclasses.replace(model, limits=limits)
+
+
 def design(folder: Path, robot: Path, model, path: str, rate: float, shift=None
            ) -> tuple[Path, object]:
     """The input file and its peer: a function giving toppra's (duration through, duration
-    with the rests, seconds), or ``"own"`` (toppra on hodyn's path, its end speeds)."""
+    with the rests, seconds, retry), or ``"own"`` (toppra on hodyn's path, its end speeds)."""
     src = folder / f"{path}_{rate:g}.h5"
     segment, seconds = TIMING[rate]
     if path == "fourier":
-        generate(model, robot, src, "fourier", rate=rate, duration=seconds)
+        generate(lowered(model, shift), robot, src, "fourier", rate=rate, duration=seconds)
         return src, "own"
     if path == "curve":
         a, b = waypoints(model, [TURNS[0], TURNS[1]], shift)
@@ -286,7 +314,7 @@ def design_fresh(folder: Path, robot: Path, model, path: str, rate: float, shift
              segment_duration=[segment], rate=rate)
     legs = [(Curve(p, r, 0 * p), 0.0, 1.0) for p, r in zip(points[:-1], points[1:],
                                                          strict=True)]
-    return src, lambda: _peer(model, legs, legs, batched=True)
+    return src, lambda: _legs_peer(model, legs)
 
 
 #: toppra's velocity limits at most this (rad/s): with the iCub's 100 rad/s and the
@@ -339,6 +367,61 @@ def toppra_batched(model, path, a: float, b: float, points: int, ends=(0.0, 0.0)
     return np.nan if result is None else result.duration
 
 
+#: the path parameter's span of the retry ``span`` (:data:`RETRIES`)
+SPAN = 0.1
+#: where toppra finds no law (nan) on a piece, the retries in this order, the first that finds
+#: one the peer (label: the column ``retry``'s, the parameter's span or None: as given, the
+#: end speeds' factor): ``span``, the path parameter rescaled to [0, SPAN] (the end speeds
+#: with it): the same problem, its squared path speeds smaller (the Allegro's and the
+#: Hextilt's 0.05-0.08 rad leg found no law on any grid, even uncapped; with it toppra's
+#: peer of the iCub's filtered step and ``still``, Allegro's and Hextilt's ``many``: diff
+#: +0.11, +0.05, +0.40, +0.03 %); ``ends.99``, the end speeds x 0.99 (where one moves), the
+#: parameter as given: hodyn's end speeds are its optimum's, on the edge of what the limits
+#: allow, past it by toppra's rounding (the G1's excitation, its cosine at 1 and 10 kHz:
+#: +0.10, -0.008, -0.008 %; x 0.95 found a law on none that x 0.99 did not): toppra's law a
+#: little slower than at the exact end speeds, the row's diff a little low
+RETRIES = (("span", SPAN, 1.0), ("ends.99", None, 0.99))
+
+
+def toppra_retried(model, path, a: float, b: float, ends=(0.0, 0.0),
+                   cap: float = VELOCITY_CAP) -> tuple[float, str]:
+    """:func:`toppra_batched` on 4000 intervals, and where it finds no law the
+    :data:`RETRIES` in order: the duration and the retry that found it (``-``: the first
+    attempt; ``none``: no retry did, the duration nan)."""
+    duration = toppra_batched(model, path, a, b, 4000, ends, cap)
+    if np.isfinite(duration):
+        return duration, "-"
+    for label, span, shade in RETRIES:
+        if shade != 1.0 and not any(ends):  # (a rest shaded is the same rest)
+            continue
+        along, k = (path, 1.0) if span is None else rescaled(path, a, b, span)
+        lo, hi = (a, b) if span is None else (0.0, span)
+        duration = toppra_batched(model, along, lo, hi, 4000, [k * shade * e for e in ends],
+                                  cap)
+        if np.isfinite(duration):
+            return duration, label
+    return np.nan, "none"
+
+
+def rescaled(path, a: float, b: float, span: float):
+    """``path`` (``(p, order)``) over [a, b] in the parameter u = k (p - a) over [0, span], k =
+    span / (b - a): the same path, its derivatives d^r q / du^r = k^-r d^r q / dp^r; and k
+    (its speeds du/dt = k dp/dt)."""
+    k = span / (b - a)
+    return (lambda u, order: path(a + u / k, order) * k ** -float(order)), k
+
+
+def _summed(pieces: list[tuple[float, str]]) -> tuple[float, str]:
+    """The pieces' (duration, retry) as a row's: the durations' sum, the retries some used
+    (``+`` between) and with several pieces how many used one (``span:1/7``)."""
+    retried = [label for _, label in pieces if label != "-"]
+    total = sum(duration for duration, _ in pieces)
+    if not retried:
+        return total, "-"
+    used = "+".join(dict.fromkeys(retried))
+    return total, used if len(pieces) == 1 else f"{used}:{len(retried)}/{len(pieces)}"
+
+
 def limits_files(folder: Path, model) -> dict[str, Path]:
     """The modes ``lim`` and ``trate``'s limits files for the model's joints."""
     files = {}
@@ -362,21 +445,25 @@ def generate(model, robot: Path, src: Path, kind: str, **options) -> None:
                   **options)
 
 
-def _peer(model, through, rests, batched: bool = False) -> tuple[float, float, float]:
+def _peer(model, through, rests) -> tuple[float, float, float, str]:
     """toppra from rest to rest along the pieces ``through`` and ``rests`` (curve, from, to):
-    (the first's duration, the second's, seconds); ``batched``: by :func:`toppra_batched`
-    (the fresh group's)."""
+    (the first's duration, the second's, seconds, ``-``: no retry)."""
     t0 = time.perf_counter()
-    if batched:
-        durations = [sum(toppra_batched(model, c, lo, hi, 4000) for c, lo, hi in pieces)
-                     for pieces in (through, rests)]
-        return durations[0], durations[1], time.perf_counter() - t0
     # (nan where toppra returns no law: on the finger_edu's whole line through its middle
     # rest it did, and the run stopped there)
     durations = [sum(np.nan if r is None else r.duration
                      for r in (toppra_curve(model, c, lo, hi)[0] for c, lo, hi in pieces))
                  for pieces in (through, rests)]
-    return durations[0], durations[1], time.perf_counter() - t0
+    return durations[0], durations[1], time.perf_counter() - t0, "-"
+
+
+def _legs_peer(model, legs) -> tuple[float, float, float, str]:
+    """The fresh group's peer of a waypoint path: toppra (:func:`toppra_retried`) from rest
+    to rest along each of its ``legs`` (curve, from, to): (the durations' sum, through and
+    with the rests alike, seconds, the retries)."""
+    t0 = time.perf_counter()
+    duration, retry = _summed([toppra_retried(model, c, lo, hi) for c, lo, hi in legs])
+    return duration, duration, time.perf_counter() - t0, retry
 
 
 #: a small process between this one and the command: a child forked from this process
@@ -459,8 +546,9 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: boo
             a, b = traj.derivatives[0, 0], traj.derivatives[-1, 0]
             end = np.linalg.norm(played.derivatives[-1, 1]) / np.linalg.norm(b - a)
             t0 = time.perf_counter()
-            through = rests = toppra_batched(model, Curve(a, b, 0 * a), 0.0, 1.0, 4000,
-                                             (0.0, end), cap)
+            through, retry = toppra_retried(model, Curve(a, b, 0 * a), 0.0, 1.0, (0.0, end),
+                                            cap)
+            rests = through
             seconds = time.perf_counter() - t0
         elif peer == "own":
             traj = read_trajectory(str(src), model, need=5)
@@ -469,25 +557,26 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: boo
                 traj.derivatives[i, 1]) for i in (0, -1)]
             if arm in FRESH:
                 t0 = time.perf_counter()
-                through = toppra_batched(
+                through, retry = toppra_retried(
                     model, lambda p, order: programme.between(traj, p)[:, order],
-                    traj.t[0], traj.t[-1], 4000, ends, cap)
+                    traj.t[0], traj.t[-1], ends, cap)
                 seconds = time.perf_counter() - t0
             else:
                 through, seconds, _ = toppra_run(model, traj, model.velocity_limits,
                                                  model.effort_limits, ends, 4000)
+                retry = "-"
             rests = through
         else:  # (the curves' peer is the same at every rate: run once per arm and path)
             key = (arm, "p2p" if path == "p2p-long" else path)
-            through, rests, seconds = PEERS[key] if key in PEERS else PEERS.setdefault(
-                key, peer())
-        row.update(toppra=through, toppra_rests=rests, toppra_s=seconds,
+            through, rests, seconds, retry = PEERS[key] if key in PEERS else (
+                PEERS.setdefault(key, peer()))
+        row.update(toppra=through, toppra_rests=rests, toppra_s=seconds, retry=retry,
                    percent=100 * (row["duration"] / through - 1))
     return row
 
 
 #: (arm, path) -> toppra's durations and seconds on the path's curves (not hodyn's path)
-PEERS: dict[tuple[str, str], tuple[float, float, float]] = {}
+PEERS: dict[tuple[str, str], tuple[float, float, float, str]] = {}
 
 
 def show(row: dict) -> None:
@@ -495,7 +584,8 @@ def show(row: dict) -> None:
              f"{row['mode']:5s}", f"{row['samples']:7d}", f"{row.get('solver', '-'):>12s}",
              f"{row.get('duration', np.nan):8.4f}", f"{row.get('uniform', np.nan):8.4f}",
              f"{row.get('toppra', np.nan):8.4f}", f"{row.get('toppra_rests', np.nan):8.4f}",
-             f"{row.get('percent', np.nan):7.2f}", f"{row['wall']:6.1f}", f"{row['cpu']:6.1f}",
+             f"{row.get('percent', np.nan):7.2f}", f"{row.get('retry', '-'):>10s}",
+             f"{row['wall']:6.1f}", f"{row['cpu']:6.1f}",
              f"{row['rss']:5.0f}", f"{_verdict(row.get('check')):>5s}",
              f"{_verdict(row.get('validate')):>8s}", "; ".join(row.get("notes", []))]
     print(" ".join(cells), flush=True)
@@ -534,7 +624,7 @@ def main() -> None:
     only = set(filter(None, args.only.split(",")))
     print(f"{'arm':13s} {'path':8s} {'rate':>6s} {'mode':5s} {'samples':>7s} {'solver':>12s} "
           f"{'hodyn s':>8s} {'uniform':>8s} {'toppra s':>8s} {'rests s':>8s} {'diff %':>7s} "
-          f"{'wall s':>6s} {'CPU s':>6s} {'RSS':>5s} {'check':>5s} {'validate':>8s} notes")
+          f"{'retry':>10s} {'wall s':>6s} {'CPU s':>6s} {'RSS':>5s} {'check':>5s} {'validate':>8s} notes")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for arm, path, rate, mode in cases(args.quick):
