@@ -16,7 +16,7 @@ from hodyn_cli.algorithms.planning.generate import generate
 
 
 @pytest.mark.slow  # (~6 s of CPU: both solvers, the windows' ~5 s)
-def test_a_cornered_path_whose_windows_win_below_the_cornered_slack_keeps_theirs():
+def test_a_cornered_path_whose_windows_win_at_a_slack_of_1_5_to_1_59_keeps_theirs():
     model = hodyn_cli.load_robot(str(public_robot("ur_description/urdf/ur10_robot.urdf")))
     low, high = model.limits[:, 0], model.limits[:, 1]
     middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
