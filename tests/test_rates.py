@@ -104,15 +104,18 @@ def test_spread_is_each_point_s_window_painted_in_turn(ufunc):
     """_spread (the rounds' widened half-widths and lowered ceilings, rates._widened and
     rates.kept): every point's value taken in over its window, clipped to the array, the
     same numbers to the bit as a loop over the points painting each window (what they
-    were), for windows of every size, overlapping, at the ends, and none."""
+    were), for windows of every size, overlapping, at the ends, none, and a negative radius's
+    (none: before the clamp, a window turned inside out painted other points)."""
     rng = np.random.default_rng(7)
     for trial in range(200):
         M, n = int(rng.integers(1, 300)), int(rng.integers(0, 30))
         at = rng.integers(0, M, n)
-        radius = rng.integers(0, M + 3 if trial % 2 else 5, n)
+        radius = rng.integers(-3 if trial % 3 == 0 else 0, M + 3 if trial % 2 else 5, n)
         values, out = rng.normal(size=n), rng.normal(size=M)
         painted = out.copy()
         for i, r, v in zip(at, radius, values, strict=True):
+            if r < 0:
+                continue
             a, b = max(0, i - r), i + r + 1
             painted[a:b] = ufunc(painted[a:b], v)
         got = rates._spread(out, at, radius, values, ufunc)

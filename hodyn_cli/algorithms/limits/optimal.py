@@ -1443,7 +1443,8 @@ class Optimal:
                 peaks(path, np.concatenate(tops))
         if pending:
             bisect()
-        assert first is None or first.done, "the lazy fit's samples are the first sampling's"
+        if first is not None and not first.done:  # (not an assert: kept under python -O)
+            raise RuntimeError("the lazy fit's samples are not the first sampling's")
         if not times:  # (``near`` held none of the samples: none beyond there)
             return np.zeros(0), np.zeros(0)
         # (in the order a sampling at a time gave them: the same arrays to the bit)

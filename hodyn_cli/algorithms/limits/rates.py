@@ -475,6 +475,8 @@ def _spread(out: np.ndarray, at: np.ndarray, radius: np.ndarray, values: np.ndar
     starts, then split into the next level's halves, from the widest down."""
     identity = -np.inf if ufunc is np.maximum else np.inf
     M = len(out)
+    keep = radius >= 0  # (a negative radius: no window, not one turned inside out)
+    at, radius, values = at[keep], radius[keep], values[keep]
     a = np.maximum(at - radius, 0)
     b = np.minimum(at + radius + 1, M)  # (each window a .. b-1)
     if not a.size:
