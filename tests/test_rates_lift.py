@@ -98,3 +98,30 @@ def test_a_lift_step_beyond_a_limit_is_tried_again_without_the_room_about_it():
         assert (x[spot].min() > 1.2) == lifted_there, (p, x[spot].min())
         if not lifted_there:
             assert np.all(x[280 - 16 : 320 + 16] == 1.0)  # (F = 1 within r of them)
+
+
+def test_a_place_a_lift_step_overshot_stays_blocked_at_the_later_lifts():
+    """rates._lifted on the x^2 spot of the test above (every half-room step there beyond its
+    limit): the first lift's first try overshoots and blocks the spot, and every later lift
+    keeps it blocked, so its first try passes: one usage pass per lift, 2 + lifts in all (9 here)
+    (the spot made afresh per lift, each lift's first try failed there again: 1 + 2 lifts,
+    as the Panda's 1e5-sample Fourier path's 45 passes in 11 lifts)."""
+    import numpy as np
+
+    M, planned, half = 600, np.full(600, 4.0), np.full(600, 2.0)
+    grows = np.where((np.arange(M) >= 280) & (np.arange(M) < 320), 2.0, 0.0)
+    trials: list = []
+
+    def usage(x):
+        trials.append(x)
+        return _usage(x, grows)
+
+    x = rates._lifted(np.ones(M), planned, half, usage)
+    uses = [_usage(t, grows) for t in trials[1:]]
+    # (the lifts' trials within the limits: the steps taken)
+    taken = [u for u in uses if max(u.affine.max(), u.higher.max()) <= 1 + rates.TOLERANCE]
+    assert len(taken) >= 8 and x[:200].min() > 3.99, (len(taken), x[:200].min())
+    assert len(trials) <= 2 + len(taken), (len(trials), len(taken))
+    use = _usage(x, grows)
+    assert max(use.affine.max(), use.higher.max()) <= 1 + rates.TOLERANCE
+    assert np.all(x[280 - 16 : 320 + 16] == 1.0)
