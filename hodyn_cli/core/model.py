@@ -298,7 +298,7 @@ class Model:
         ``nu[offsets[i]:offsets[i+1]]``)."""
         return np.concatenate([[0], np.cumsum(self.dofs, dtype=int)])
 
-    @property
+    @cached_property
     def dof_names(self) -> tuple[str, ...]:
         """Names of the velocity coordinates: a 1-DOF joint's name, a multi-DOF joint J's
         ``J_<suffix>`` (:data:`DOF_SUFFIXES`)."""
@@ -306,7 +306,7 @@ class Model:
                      for name in ((joint,) if kind not in DOF_SUFFIXES else
                                   tuple(f"{joint}_{s}" for s in DOF_SUFFIXES[kind])))
 
-    @property
+    @cached_property
     def multi_dof(self) -> bool:
         """Whether a joint has several degrees of freedom (spherical, planar or free)."""
         return any(kind in DOF_SUFFIXES for kind in self.joint_types)
@@ -364,7 +364,7 @@ class Model:
                 anc[:, b] |= anc[:, p]
         return anc
 
-    @property
+    @cached_property
     def coordinates(self) -> tuple[int, ...]:
         """Indices of the independent joints (not mimicking another; with closed loops the
         actuated ones): the trajectory's."""
@@ -372,7 +372,7 @@ class Model:
             return self.actuated
         return tuple(int(i) for i in np.flatnonzero(self.mimic[:, 0] < 0))
 
-    @property
+    @cached_property
     def coordinate_names(self) -> tuple[str, ...]:
         """Names of the independent joints: the columns trajectories and results carry; with
         multi-DOF joints (which have no mimic) the velocity coordinates, :attr:`dof_names`."""
