@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from test_base_parameters import public_robot
 from test_optimal_fresh_robots import G1_ARM, _arm
 from test_rates import PANDA
 
@@ -135,18 +136,23 @@ TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25
          [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25], [0.2, -0.2, 0.15, -0.25, 0.2, -0.15, 0.3]]
 
 
-@pytest.mark.slow
-def test_the_g1_arms_eight_waypoints_fit_fewer_times(monkeypatch):
-    """stranger_optimal's ``g1-arm many`` (eight waypoints, 0.4 s legs, 100 Hz: 281
-    samples): 6 fits of played laws (9 before: three wider local slowings that were not
-    shorter, K - 1 3.5e-4, below WIDEN), its duration the one before to the bit
-    (0.9191242858883598 s), within its limits and passing validate."""
-    model = _arm("g1_description/urdf/g1_29dof_rev_1_0.urdf", G1_ARM)
+def _through(model, shares, seconds: float):
+    """``generate --kind point-to-point`` through the waypoints ``shares`` (:data:`TURNS`'
+    kind: of each joint's half range about its middle), from rest to rest, ``seconds`` a
+    leg at 100 Hz (stranger_optimal's waypoint paths)."""
     low, high = model.limits[:, 0], model.limits[:, 1]
     middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
-    shares = np.array(TURNS + [[-0.8 * x for x in row] for row in TURNS])
-    traj = generate(model, "point-to-point", waypoints=middle + half * shares,
-                    segment_duration=[0.4], rate=100.0)
+    return generate(model, "point-to-point", waypoints=middle + half * np.array(shares),
+                    segment_duration=[seconds], rate=100.0)
+
+
+def _g1_retimed(monkeypatch, shares: list[list[float]], seconds: float):
+    """The G1's left arm (stranger_optimal's ``g1-arm``) through the waypoints ``shares``
+    (:data:`TURNS`' kind), from rest to rest, ``seconds`` a leg at 100 Hz, retimed: (the
+    model, the output, its Optimal, whether each fit made was of a uniform law: those of
+    reachability's played laws)."""
+    model = _arm("g1_description/urdf/g1_29dof_rev_1_0.urdf", G1_ARM)
+    traj = _through(model, shares, seconds)
     fit, fits = optimal.Optimal.fit, []
 
     def counted(self, *args, **kwargs):
@@ -155,9 +161,62 @@ def test_the_g1_arms_eight_waypoints_fit_fewer_times(monkeypatch):
 
     monkeypatch.setattr(optimal.Optimal, "fit", counted)
     out, opt = hodyn_cli.retime_optimal(model, traj)
+    return model, out, opt, fits
+
+
+@pytest.mark.slow
+def test_the_g1_arms_eight_waypoints_fit_fewer_times(monkeypatch):
+    """stranger_optimal's ``g1-arm many`` (eight waypoints, 0.4 s legs, 100 Hz: 281
+    samples): 5 fits of played laws (9 before: three wider local slowings that were not
+    shorter, K - 1 3.5e-4, below WIDEN), its duration the one before to the bit
+    (0.9191242858883598 s), within its limits and passing validate."""
+    model, out, opt, fits = _g1_retimed(monkeypatch, TURNS + [[-0.8 * x for x in row]
+                                                              for row in TURNS], 0.4)
     assert opt.used == "reachability"
-    assert sum(fits) == 6
+    assert sum(fits) == 5
     assert opt.duration == 0.9191242858883598
+    q = [out.derivatives[:, k] for k in range(out.orders)]
+    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
+    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+
+
+def test_the_finer_scale_tries_its_narrowest_kernel_alone(monkeypatch):
+    """stranger_optimal's ``g1-arm back`` (A, B, A, B, 1 s legs, 100 Hz): its played law's
+    smoothing costs more than NOTED, so the kernels of a time scale FINER times shorter are
+    tried too; their narrowest fails validate there (as on 8 of 26 of the sweep's fresh
+    rows, where the next one failed too): the next is not tried (one played law and fit
+    fewer: 3 fits of played laws, 4 before), the output the one before to the bit
+    (0.5458522064373657 s, the own scale's narrowest kernel's), within its limits and
+    passing validate."""
+    model, out, opt, fits = _g1_retimed(monkeypatch, [TURNS[0], TURNS[1]] * 2, 1.0)
+    assert opt.used == "reachability"
+    assert sum(fits) == 3
+    assert opt.duration == 0.5458522064373657
+    q = [out.derivatives[:, k] for k in range(out.orders)]
+    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
+    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+
+
+def test_a_law_within_the_rows_is_made_for_the_narrowest_kernel_alone(monkeypatch):
+    """stranger_optimal's ``z1 p2p`` (four waypoints, 1 s legs, 100 Hz): both kernels of
+    its own scale are slowed by their fits by more than CLOSE; the law kept within the
+    passes' rows is made for the first alone (reachability.within at its reach, 5 ms, not at
+    the second's 10 ms too: one played law and fit fewer; the second's was the longer on
+    the 19 paths where both were made), the output the one before to the bit, within its
+    limits and passing validate."""
+    model = hodyn_cli.load_robot(public_robot("z1_description/urdf/z1.urdf"))
+    traj = _through(model, np.array(TURNS)[:, : model.n], 1.0)
+    within, reaches = reachability.within, []
+
+    def spied(arc, law, rows_at, reach, interpolate):
+        reaches.append(reach)
+        return within(arc, law, rows_at, reach, interpolate)
+
+    monkeypatch.setattr(reachability, "within", spied)
+    out, opt = hodyn_cli.retime_optimal(model, traj)
+    assert opt.used == "reachability"
+    assert set(reaches) == {0.005}
+    assert opt.duration == 1.1085158558762065
     q = [out.derivatives[:, k] for k in range(out.orders)]
     assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
     assert hodyn_cli.validate_motion(model, *q, t=out.t).passed

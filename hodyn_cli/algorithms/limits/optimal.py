@@ -661,9 +661,9 @@ RATED_FLOOR = 100.0
 RATED_STEPS = (2, 4, 8)
 #: where reachability's played law (its smoothing and corners' ramps) costs :data:`NOTED` of
 #: its passes' law or more, the narrowest kernel of a time scale this many times shorter
-#: than the motion's own (:func:`~reachability.scale_of`) that validate passes, of the first
-#: :data:`~reachability.TRIED`, is tried too, the shorter law kept: their reach on an output coarser
-#: than their floor and the ramps' rise that many times shorter, the rests at the motion's
+#: than the motion's own (:func:`~reachability.scale_of`) is tried too, the shorter law that
+#: validate passes kept: its reach on an output coarser than its floor and the ramps' rise
+#: that many times shorter, the rests at the motion's
 #: ends warped where the output is coarser than that floor (:func:`~reachability.played`'s
 #: ``step``). Why: the scale is the shortest leg's duration, but a leg may reach its speed
 #: far sooner than the arms' legs the floor and the ramps were measured on: the Allegro
@@ -677,7 +677,11 @@ RATED_STEPS = (2, 4, 8)
 #: rests were not warped, nor on every path: each kernel tried is one more played law and
 #: fit (not within's: :func:`~reachability.within`), which the cheaper smoothings do not pay
 #: (the G1 arm's 8-waypoint path at 100 Hz: 3.2 -> 3.7 s of CPU, the first finer kernel that
-#: validate passes tried alone; 4.4 s with the first two tried)
+#: validate passes tried alone; 4.4 s with the first two tried). The narrowest alone: where
+#: validate failed it (8 of the 123 paths of stranger_optimal's and bench_optimal_rates'
+#: measured: the G1's, the iCub's, the Hextilt's and Talos's leg's paths with rests at 100
+#: Hz), it failed the next one too, each another played law and fit (0.25-0.35 s of their
+#: ~1.5 s of CPU)
 FINER = 10.0
 
 #: reachability's default grid is at least as fine per second (of the uniform scaling) as an
@@ -1163,13 +1167,16 @@ class Optimal:
                         "--arc-grid")
             assert inner.path is not None
             if within and not higher and inner.consistent and inner.duration > (
-                    1 + CLOSE) * inner.path.span:
+                    1 + CLOSE) * inner.path.span and kept_best is None:
                 # (its played law beyond a limit, the final fit slowing it by more than
                 # CLOSE: the law kept within the passes' rows is played and fitted too,
-                # the shortest of its smoothings a candidate. Not at once: where the
-                # played law fits, as on most paths, the rows made again and the needs
-                # found over a 10^5-sample path's grid cost ~10 s of its 19 s of CPU for
-                # no gain)
+                # a candidate. Not at once: where the played law fits, as on most paths,
+                # the rows made again and the needs found over a 10^5-sample path's grid
+                # cost ~10 s of its 19 s of CPU for no gain. Not once one is kept, the
+                # narrowest kernel's: on the 19 paths of 123 where a wider kernel's was
+                # made too, stranger_optimal's rows, it was longer every time, by 1e-5 to
+                # 8 %, the rows keeping the peaks a wider smoothing is there to smooth:
+                # one played law and fit fewer, 0.2-0.4 s of the G1 arm's 8-waypoint path)
                 motion = made = None
                 built = (0, 1.0, False)  # (each made again if chosen)
                 other = fitted_within(steps, scale)
@@ -1209,10 +1216,7 @@ class Optimal:
         if not higher and best is not None and finer < own and (
                 _played_span(best[0]) > (1 + NOTED) * passes) and (
                 warped or narrowest and (rate < floor / finer or len(found) > 1)):
-            for steps in kernels[:tried]:  # (the first that validate passes: each one played
-                # law and fit, not within's too)
-                if attempt(steps, finer, within=False) is not False:
-                    break
+            attempt(kernels[0], finer, within=False)  # (not within's too)
         if best is None:
             short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
                      f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
