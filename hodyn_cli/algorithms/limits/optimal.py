@@ -157,6 +157,14 @@ WIDER = 4.0
 #: fits within CLOSE of its limits (as a share of the speed-up) ends it
 RESAMPLES = 4
 CLOSE = 2e-4
+#: an attempt that is not shorter is tried wider only where the fit slows the law by more
+#: than WIDEN (K - 1 of the output: about the most a lowered law gains, as it plays no
+#: faster than the law's own speed), each wider one another played law and fit. Of 49 paths
+#: (bench_optimal_rates' 21, the Panda's two without its limits file, stranger_optimal's
+#: fresh back, many, still and sing on 10 arms) two tried wider: the G1 arm's 8-waypoint path
+#: at 100 Hz (K - 1 3.5e-4: three wider attempts, none kept, 0.9 s of its 3 s of CPU), Alex's
+#: (9.3e-4: the wider one kept, 2.6e-4 shorter; then at 5.3e-4 one that validate failed)
+WIDEN = 3 * CLOSE
 
 
 # -- the retimed motion ------------------------------------------------------------------
@@ -653,9 +661,9 @@ RATED_FLOOR = 100.0
 RATED_STEPS = (2, 4, 8)
 #: where reachability's played law (its smoothing and corners' ramps) costs :data:`NOTED` of
 #: its passes' law or more, the narrowest kernel of a time scale this many times shorter
-#: than the motion's own (:func:`~reachability.scale_of`) that validate passes, of the first
-#: :data:`~reachability.TRIED`, is tried too, the shorter law kept: their reach on an output coarser
-#: than their floor and the ramps' rise that many times shorter, the rests at the motion's
+#: than the motion's own (:func:`~reachability.scale_of`) is tried too, the shorter law that
+#: validate passes kept: its reach on an output coarser than its floor and the ramps' rise
+#: that many times shorter, the rests at the motion's
 #: ends warped where the output is coarser than that floor (:func:`~reachability.played`'s
 #: ``step``). Why: the scale is the shortest leg's duration, but a leg may reach its speed
 #: far sooner than the arms' legs the floor and the ramps were measured on: the Allegro
@@ -669,7 +677,11 @@ RATED_STEPS = (2, 4, 8)
 #: rests were not warped, nor on every path: each kernel tried is one more played law and
 #: fit (not within's: :func:`~reachability.within`), which the cheaper smoothings do not pay
 #: (the G1 arm's 8-waypoint path at 100 Hz: 3.2 -> 3.7 s of CPU, the first finer kernel that
-#: validate passes tried alone; 4.4 s with the first two tried)
+#: validate passes tried alone; 4.4 s with the first two tried). The narrowest alone: where
+#: validate failed it (8 of the 123 paths of stranger_optimal's and bench_optimal_rates'
+#: measured: the G1's, the iCub's, the Hextilt's and Talos's leg's paths with rests at 100
+#: Hz), it failed the next one too, each another played law and fit (0.25-0.35 s of their
+#: ~1.5 s of CPU)
 FINER = 10.0
 
 #: reachability's default grid is at least as fine per second (of the uniform scaling) as an
@@ -1155,13 +1167,16 @@ class Optimal:
                         "--arc-grid")
             assert inner.path is not None
             if within and not higher and inner.consistent and inner.duration > (
-                    1 + CLOSE) * inner.path.span:
+                    1 + CLOSE) * inner.path.span and kept_best is None:
                 # (its played law beyond a limit, the final fit slowing it by more than
                 # CLOSE: the law kept within the passes' rows is played and fitted too,
-                # the shortest of its smoothings a candidate. Not at once: where the
-                # played law fits, as on most paths, the rows made again and the needs
-                # found over a 10^5-sample path's grid cost ~10 s of its 19 s of CPU for
-                # no gain)
+                # a candidate. Not at once: where the played law fits, as on most paths,
+                # the rows made again and the needs found over a 10^5-sample path's grid
+                # cost ~10 s of its 19 s of CPU for no gain. Not once one is kept, the
+                # narrowest kernel's: on the 19 paths of 123 where a wider kernel's was
+                # made too, stranger_optimal's rows, it was longer every time, by 1e-5 to
+                # 8 %, the rows keeping the peaks a wider smoothing is there to smooth:
+                # one played law and fit fewer, 0.2-0.4 s of the G1 arm's 8-waypoint path)
                 motion = made = None
                 built = (0, 1.0, False)  # (each made again if chosen)
                 other = fitted_within(steps, scale)
@@ -1201,10 +1216,7 @@ class Optimal:
         if not higher and best is not None and finer < own and (
                 _played_span(best[0]) > (1 + NOTED) * passes) and (
                 warped or narrowest and (rate < floor / finer or len(found) > 1)):
-            for steps in kernels[:tried]:  # (the first that validate passes: each one played
-                # law and fit, not within's too)
-                if attempt(steps, finer, within=False) is not False:
-                    break
+            attempt(kernels[0], finer, within=False)  # (not within's too)
         if best is None:
             short = (f": its law lasts {passes:.3g} s, {passes * rate:.2g} of the output's "
                      f"steps at {rate:g} Hz (a finer --rate)" if passes * rate < FEW else "")
@@ -1233,7 +1245,9 @@ class Optimal:
             return again
 
         done: tuple[Optimal, reachability.Played, tuple[int, float, bool], float] | None = None
-        for inner, chosen in candidates:
+        for i, (inner, chosen) in enumerate(candidates):
+            if _beaten(i, [inner for inner, _ in candidates], None if done is None else done[0]):
+                continue  # (not played again: its output stays as long, and is not kept)
             if chosen != built:
                 # (made again, not kept while the next one was tried: a played law holds 4
                 # numbers a grid point, on top of the next one's smoothing; the iiwa's cosine
@@ -1307,7 +1321,7 @@ class Optimal:
         for _ in range(SPOTS):
             assert inner.path is not None
             K = inner.duration / inner.path.span  # (the output against the law's own speed)
-            if K <= 1 + CLOSE:
+            if _unslowed(inner):
                 break
             times = local.grid_times(motion)
             if spots is None and lowered is not None:
@@ -1328,9 +1342,11 @@ class Optimal:
             if other is None or not other.consistent or other.duration >= inner.duration:
                 # (its own field's slopes beyond a limit, or validate failing it: wider,
                 # from the first fit made where it was left lazy: its K, which may need no
-                # local slowing)
+                # local slowing; not where what a wider one could gain is below WIDEN)
                 spread *= WIDER
                 inner = inner.settled()
+                if inner.duration <= (1 + WIDEN) * _played_span(inner):
+                    break
                 continue
             lowered = local.reached(times, spots[0], spread * reach, lowered)
             inner.pending = None  # (a fit left lazy, never needed: its motion let go)
@@ -2082,6 +2098,30 @@ class _Arcs(NamedTuple):
 class _Again(Exception):  # noqa: N818 - not an error: the smoothings tried again
     """A fit left lazy failed once made (:meth:`Optimal._local`): the smoothings are tried
     again without it (:meth:`Optimal._reachability`)."""
+
+
+def _unslowed(inner: Optimal) -> bool:
+    """Whether a fit ``inner`` of reachability's played law (its output against the law's
+    own speed, K) slows it by :data:`CLOSE` or less: :meth:`Optimal._local` leaves it as
+    it is."""
+    return inner.duration / _played_span(inner) <= 1 + CLOSE
+
+
+def _beaten(i: int, fits: list[Optimal], done: Optimal | None) -> bool:
+    """Whether the candidate ``fits[i]`` (:meth:`Optimal._smoothings`' laws, each slowed
+    locally in turn, the first of the shortest kept) is one that the local slowing leaves
+    as it is (:func:`_unslowed`, not left lazy: its output as long as now) and that another
+    keeps out: ``done``, the one kept so far, or another left as it is, no longer and before
+    it or shorter and after it: its law is then not played again (0.06-0.1 s of the G1
+    arm's and Alex's 8-waypoint paths at 100 Hz, 3 s of CPU)."""
+    mine = fits[i]
+    if mine.pending is not None or not _unslowed(mine):
+        return False
+    if done is not None and done.duration <= mine.duration:
+        return True
+    return any(j != i and other.pending is None and _unslowed(other) and (
+        other.duration < mine.duration or j < i and other.duration <= mine.duration)
+        for j, other in enumerate(fits))
 
 
 def _played_span(inner: Optimal) -> float:
