@@ -90,3 +90,25 @@ def test_a_rows_bound_moved_moves_the_solution_from_the_last_basis():
     lp.bound(np.array([2.0, 2.5]))
     assert np.allclose(lp.solve(), [2.0, 0.5])
     assert lp.slack()[1] == pytest.approx([0.0, 0.0], abs=1e-12)
+
+
+def test_a_correction_that_leaves_no_step_hands_back_the_step_before_it(iiwa, monkeypatch):
+    """Where the bounds less the step's error leave the programme infeasible (here every
+    row's upper bound pushed far below, LP.bound), the programme hands back the step it had
+    found before that correction (the first-order one: the same as with CORRECTIONS 0) and
+    no basis (the next programme starts from the rows near their bounds)."""
+    from hodyn_cli.algorithms.limits import highs
+
+    sigma, x, limits = iiwa
+    X = sequential._jets(sigma, x)
+    D = sequential._basis(sigma, x, False)
+    free = np.zeros(D.n, dtype=bool)
+    free[sequential.FROZEN : D.n - sequential.FROZEN] = True
+    models = [sequential._Model.of(limit, X, 0) for limit in limits]
+    bound = highs.LP.bound
+    monkeypatch.setattr(highs.LP, "bound", lambda self, upper: bound(self, upper - 1e9))
+    delta, rows = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
+    assert delta is not None and rows.basis is None
+    monkeypatch.setattr(sequential, "CORRECTIONS", 0)
+    plain, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
+    assert np.array_equal(delta, plain)
