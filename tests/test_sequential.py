@@ -319,7 +319,7 @@ def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace
     assert max(lim.usage(X) for lim in both) == pytest.approx(1.0)
     assert sequential._slower(opposed, X) > 4
 
-    def raising(models, D, free, x0, sigma, trust, previous, derivatives):  # (x 1.1: shorter)
+    def raising(models, D, free, x0, sigma, trust, previous, played):  # (x 1.1: shorter)
         return np.linalg.lstsq(_matrix(D, 0), 0.1 * x0, rcond=None)[0], None
 
     monkeypatch.setattr(sequential, "_programme", raising)
@@ -897,8 +897,8 @@ def test_a_programme_cut_at_its_last_generation_leaves_no_limit_broken(iiwa, mon
     cut = []
     programme = sequential._programme
 
-    def logged(models, D, free, x0, sigma, trust, previous=None, derivatives=None):
-        delta, rows = programme(models, D, free, x0, sigma, trust, previous, derivatives)
+    def logged(models, D, free, x0, sigma, trust, previous=None, played=None):
+        delta, rows = programme(models, D, free, x0, sigma, trust, previous, played)
         if delta is not None:
             X0 = sequential._jets(sigma, x0)
             cut.append(_worst_row(models, X0, D.at(delta)))

@@ -28,8 +28,8 @@ def _raised(sigma, x, limits, monkeypatch) -> tuple[np.ndarray, list]:
     programme, (its trust, the change of x it found)."""
     calls, real = [], sequential._programme
 
-    def recorded(models, D, free, x0, sigma, trust, previous=None, derivatives=None):
-        delta, rows = real(models, D, free, x0, sigma, trust, previous, derivatives)
+    def recorded(models, D, free, x0, sigma, trust, previous=None, played=None):
+        delta, rows = real(models, D, free, x0, sigma, trust, previous, played)
         calls.append((trust, None if delta is None else D.at(delta)[:, 0]))
         return delta, rows
 

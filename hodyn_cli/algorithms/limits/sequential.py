@@ -213,6 +213,15 @@ def raised(sigma: np.ndarray, x: np.ndarray,
             judged[:] = X, {(a, b): programme.Derivatives(X[a:b]) for a, b in chunks}
         return judged[1]
 
+    last: list = [np.zeros(0), np.zeros((0, 4))]  # (the last x played and its X)
+
+    def played(v: np.ndarray) -> tuple[np.ndarray, dict[tuple[int, int], programme.Derivatives]]:
+        # (X of the law played through v, and its chunks' Derivatives; the last v's kept: a
+        # step's check plays the x its programme's last correction played, _errors)
+        if not np.array_equal(last[0], v):
+            last[:] = v, _jets(sigma, v)
+        return last[1], derivatives(last[1])
+
     def usage(X: np.ndarray) -> tuple[float, float]:  # (the largest share at the law's own
         # pace and played as fast or slower: each limit's values once for both)
         pace = slower = 0.0
@@ -257,8 +266,7 @@ def raised(sigma: np.ndarray, x: np.ndarray,
         models = [_Model.of(limit, X[a:b], a, form, derivatives(X)[a, b])
                   for (a, b, limit), form in zip(limited, forms, strict=True)]
         try:
-            delta, held = _programme(models, D, free, X[:, 0], sigma, trust, held,
-                                     derivatives)
+            delta, held = _programme(models, D, free, X[:, 0], sigma, trust, held, played)
         except Stalled:  # (a degenerate programme past its budget: the law so far, as the
             break  # windows' answer; without one a solve could run on without end)
         if delta is None:
@@ -267,7 +275,7 @@ def raised(sigma: np.ndarray, x: np.ndarray,
         change = D.at(delta)[:, 0]
         for alpha in (1.0, 0.5, 0.25):
             trial = np.maximum(X[:, 0] + alpha * change, 0.0)
-            trial_X = _jets(sigma, trial)
+            trial_X = played(trial)[0]
             duration = reachability.law_duration(sigma, trial)
             if duration < best_duration and within(trial_X):
                 break
@@ -731,7 +739,7 @@ class _Rows:
 
 def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray,
                sigma: np.ndarray, trust: float, previous: _Rows | None = None,
-               derivatives: Callable[[np.ndarray], dict] | None = None
+               played: Callable[[np.ndarray], tuple[np.ndarray, dict]] | None = None
                ) -> tuple[np.ndarray | None, _Rows]:
     """One step's linear programme (module docstring): the correction's coefficients
     (``free`` ones; 0 elsewhere), None where HiGHS finds none; and its rows and basis, for
@@ -740,10 +748,10 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
     had to add are those this one would add again, each a re-solve; from scratch, the first
     solve of each step took 340-700 simplex iterations); the rows its solutions break come
     in after them (rows merely near their bounds at the start, ~3 times as many, each cost
-    HiGHS ~1 us at every re-solve). ``derivatives``: each chunk's
-    :class:`~hodyn_cli.algorithms.limits.programme.Derivatives` at an X, by (a, b) (raised's:
-    a step's check reads the values its corrections made, :func:`_errors`; None: made
-    here)."""
+    HiGHS ~1 us at every re-solve). ``played``: the X (M, 4) of the law played through an
+    x and each chunk's :class:`~hodyn_cli.algorithms.limits.programme.Derivatives` at it,
+    by (a, b) (raised's: a step's check reads the law and values its corrections made,
+    :func:`_errors`; None: made here)."""
     M, n = len(x0), D.n
     rest = REST * float(x0.max())
     cols = np.flatnonzero(free)
@@ -820,7 +828,7 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
             # (the rows kept: the limits themselves, at the step's played law? Else the
             # bounds less the step's error, and the rows they break, as any broken row)
             change = D.at(_coefficients(delta, cols, scale, n))[:, 0]
-            errors = _errors(sigma, x0, change, changes, plain, plain_beyond, derivatives)
+            errors = _errors(sigma, x0, change, changes, plain, plain_beyond, played)
             if errors is not None:
                 corrections += 1
                 uncorrected = delta
@@ -862,12 +870,12 @@ def _beyond(sides: list) -> list[np.ndarray]:
 
 def _errors(sigma: np.ndarray, x0: np.ndarray, change: np.ndarray, changes: list,
             sides: list, beyond: list,
-            derivatives: Callable[[np.ndarray], dict] | None = None
+            played: Callable[[np.ndarray], tuple[np.ndarray, dict]] | None = None
             ) -> list[np.ndarray] | None:
     """Per side of ``sides`` (their first-order model's), its rows' second-order error at
     the step that changes x by ``change`` (M,): a linearised limit's change at the step's
     played law (the quintic spline through ``x0 + change``, the very law raised judges the
-    step on, its values read there again: ``derivatives``, :func:`_programme`'s) less
+    step on, its values read there again: ``played``, :func:`_programme`'s) less
     ``changes`` (its
     rows' change, the first-order prediction; a torque acceleration's error quadratic in
     the step: on the iiwa's 1 kHz Fourier path the first step broke it by 16 %), 0 at a
@@ -881,11 +889,12 @@ def _errors(sigma: np.ndarray, x0: np.ndarray, change: np.ndarray, changes: list
     a fixed point the steps reach linearly (the iiwa's torque acceleration beyond its
     bound by 0.15, 2.5e-2, 5e-3, 1.1e-3, 2.4e-4 .. 2e-6 of it on the path of
     tests/test_sequential_correction.py)."""
-    X = _jets(sigma, np.maximum(x0 + change, 0.0))
-    at = {} if derivatives is None else dict(derivatives(X))
+    x = np.maximum(x0 + change, 0.0)
+    X, at = (_jets(sigma, x), {}) if played is None else played(x)
+    at = dict(at)  # (chunks the caller's cache lacks made here, not added to it)
     moved: dict[int, np.ndarray] = {}  # (each limit's change, once for its two sides)
     errors, broken = [], False
-    for (model, side), change, top in zip(sides, changes, beyond, strict=True):
+    for (model, side), row_change, top in zip(sides, changes, beyond, strict=True):
         if model.limit is None:
             errors.append(np.zeros(()))
             continue
@@ -895,7 +904,7 @@ def _errors(sigma: np.ndarray, x0: np.ndarray, change: np.ndarray, changes: list
                 at[span] = programme.Derivatives(X[span[0] : span[1]])
             moved[id(model)] = model.limit.values(X[span[0] : span[1]], at[span]) - model.base
         true = moved[id(model)]
-        errors.append(true - change)
+        errors.append(true - row_change)
         broken = broken or bool(np.any(true > top if side.sign > 0 else true < top))
     return errors if broken else None
 
