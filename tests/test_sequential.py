@@ -319,7 +319,7 @@ def test_a_limits_slower_share_lets_no_other_limit_past_its_own_at_the_laws_pace
     assert max(lim.usage(X) for lim in both) == pytest.approx(1.0)
     assert sequential._slower(opposed, X) > 4
 
-    def raising(models, D, free, x0, sigma, trust, previous):  # (x 1.1: a shorter law)
+    def raising(models, D, free, x0, sigma, trust, previous, played):  # (x 1.1: shorter)
         return np.linalg.lstsq(_matrix(D, 0), 0.1 * x0, rcond=None)[0], None
 
     monkeypatch.setattr(sequential, "_programme", raising)
@@ -522,6 +522,9 @@ def _run_programme(models, D, free, X, sigma, previous, monkeypatch):
         return out
 
     monkeypatch.setattr(highs.LP, "solve", counted)
+    # (the first-order rows' programme: its second-order corrections move their bounds,
+    # tests/test_sequential_correction.py)
+    monkeypatch.setattr(sequential, "CORRECTIONS", 0)
     delta, rows = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST,
                                         previous)
     monkeypatch.undo()
@@ -605,6 +608,9 @@ def _carried_on(iiwa, monkeypatch):
         return solve(self, *args)
 
     monkeypatch.setattr(highs.LP, "solve", counted)
+    # (the first-order rows' programme: its second-order corrections move their bounds,
+    # tests/test_sequential_correction.py)
+    monkeypatch.setattr(sequential, "CORRECTIONS", 0)
     delta, _ = sequential._programme(models, D, free, X1[:, 0], sigma, sequential.TRUST, rows)
     monkeypatch.undo()
     return held[0], len(rows.side), _worst_row(models, X1, D.at(delta))
@@ -746,6 +752,9 @@ def test_a_velocitys_rows_are_folded_into_the_trust_region(iiwa, monkeypatch):
         impose(lp, basis, sides, rows, span, down)
 
     monkeypatch.setattr(sequential, "_impose", recorded)
+    # (the first-order rows' programme: its second-order corrections move their bounds,
+    # tests/test_sequential_correction.py)
+    monkeypatch.setattr(sequential, "CORRECTIONS", 0)
     delta, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
     assert delta is not None and imposed and id(folded) not in imposed
     assert np.concatenate(region).min() < 0.5  # (rows of the region that the velocity set)
@@ -754,6 +763,7 @@ def test_a_velocitys_rows_are_folded_into_the_trust_region(iiwa, monkeypatch):
     assert _worst_row(models, X, dX) <= sequential.VIOLATED * (1 + 1e-6)
     monkeypatch.undo()
     monkeypatch.setattr(sequential._Model, "x_only", property(lambda self: False))
+    monkeypatch.setattr(sequential, "CORRECTIONS", 0)
     rowed, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
     assert reachability.law_duration(sigma, x + dX[:, 0]) == pytest.approx(
         reachability.law_duration(sigma, x + D.at(rowed)[:, 0]), rel=1e-6)
@@ -809,6 +819,9 @@ def test_a_programmes_last_generations_drop_rows_slack_at_its_solution(iiwa, mon
     models = [sequential._Model.of(limit, X, 0) for limit in limits]
     run = highs.LP._run
     found = {}
+    # (the first-order rows' programme: its second-order corrections move their bounds,
+    # tests/test_sequential_correction.py)
+    monkeypatch.setattr(sequential, "CORRECTIONS", 0)
     for tail in (0.1, 0.0):
         held = []
 
@@ -860,6 +873,9 @@ def test_a_row_dropped_and_broken_again_comes_back(iiwa, monkeypatch):
     monkeypatch.setattr(sequential, "_impose", imposed)
     monkeypatch.setattr(sequential, "TAIL", 1.0)
     monkeypatch.setattr(sequential, "SLACK", 0.0)
+    # (the first-order rows' programme: its second-order corrections move their bounds,
+    # tests/test_sequential_correction.py)
+    monkeypatch.setattr(sequential, "CORRECTIONS", 0)
     delta, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
     # (a limit's rows and the trust region's, each kind: held masks of their own)
     assert delta is not None and {side >= 0 for side, _, _ in back} == {True, False}, back
@@ -881,8 +897,8 @@ def test_a_programme_cut_at_its_last_generation_leaves_no_limit_broken(iiwa, mon
     cut = []
     programme = sequential._programme
 
-    def logged(models, D, free, x0, sigma, trust, previous=None):
-        delta, rows = programme(models, D, free, x0, sigma, trust, previous)
+    def logged(models, D, free, x0, sigma, trust, previous=None, played=None):
+        delta, rows = programme(models, D, free, x0, sigma, trust, previous, played)
         if delta is not None:
             X0 = sequential._jets(sigma, x0)
             cut.append(_worst_row(models, X0, D.at(delta)))

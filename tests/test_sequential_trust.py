@@ -24,8 +24,8 @@ def _refined(sigma, x, limits, monkeypatch) -> tuple[np.ndarray, list]:
     """sequential.refined's law and, per programme, (trust, x0, the change of x it found)."""
     calls, real = [], sequential._programme
 
-    def recorded(models, D, free, x0, sigma, trust, previous=None):
-        delta, rows = real(models, D, free, x0, sigma, trust, previous)
+    def recorded(models, D, free, x0, sigma, trust, previous=None, played=None):
+        delta, rows = real(models, D, free, x0, sigma, trust, previous, played)
         calls.append((trust, x0, None if delta is None else D.at(delta)[:, 0]))
         return delta, rows
 

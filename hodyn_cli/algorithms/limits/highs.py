@@ -163,6 +163,24 @@ class LP:
         self._lb, self._ub = self._lb[keep], self._ub[keep]
         self.rows -= len(index)
 
+    def bound(self, upper: np.ndarray) -> None:
+        """Every row's upper bound set to ``upper`` (in the order added; lower bounds as
+        they were): the basis stays, and the next solve goes on from it (a dual simplex
+        from a basis that a few bounds moved off its optimum)."""
+        from highspy import HighsStatus
+
+        if not self.rows:
+            return
+        index = np.arange(self.rows, dtype=np.int32)
+        upper = np.asarray(upper, float)
+        # (the bulk call, one for every row: highspy's stubs list changeRowBounds alone, a
+        # row a call)
+        status = self._highs.changeRowsBounds(  # type: ignore[attr-defined]
+            self.rows, index, self._lb, upper)
+        if status == HighsStatus.kError:
+            raise RuntimeError(f"HiGHS refused the bounds of {self.rows} rows")
+        self._ub = upper.copy()
+
     def basis(self) -> Any:
         """The last solve's basis (HiGHS's, the rows in the order added; None where it has
         none), for :meth:`start`."""
