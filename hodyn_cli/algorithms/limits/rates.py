@@ -292,6 +292,9 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
     half, planned, fastest = reachability.widths(law, reach), law.x[:], law.duration
+    # (the rows' bounds on x whatever their top, made at the first round that runs the
+    # passes again and read by the later ones: their ceilings change the top alone)
+    bounds: dict[int, reachability.Bounds] = {}
 
     def usage(x: np.ndarray) -> Usage:
         played = reachability.law_spline(law.sigma, x)
@@ -362,7 +365,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             low = np.flatnonzero((need < 1) & (x > 0))
             ceiling[:] = _spread(ceiling, low, np.ceil(half[low]).astype(int),
                                  x[low] * need[low] / (1 + TOLERANCE), np.minimum)
-            below = reachability.along(arc, ceiled)
+            below = reachability.along(arc, ceiled, bounds=bounds)
             if below is None:
                 return None
             law = below
