@@ -806,15 +806,28 @@ def rows(limits: list[PathLimit]) -> Rows:
 PAIRS = 1 << 15
 
 
-def _static(r: Rows) -> tuple[np.ndarray, np.ndarray]:
+#: :func:`_bounds`' (lower, upper) of the rows at each point
+Bounds = tuple[np.ndarray, np.ndarray]
+
+
+def _static(r: Rows, bounds: Bounds | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) (M,): the x for which some u satisfies every row at the point and x is
+    within the top: :func:`_bounds`, or ``bounds`` where made before for rows with the
+    same alpha, beta and gamma (the top alone may differ: the rounds' ceilings), upper
+    then at most the top (a min: in any order the same)."""
+    lo, hi = _bounds(r) if bounds is None else bounds
+    return lo, np.minimum(r.top, hi)
+
+
+def _bounds(r: Rows) -> Bounds:
     """(lower, upper) (M,): the x for which some u satisfies every row at the point (the
-    pairs of rows with u coefficients of opposite signs, and the rows without u; x >= 0).
-    The pairs a block of points at a time (:data:`PAIRS`), among the rows of either sign
-    somewhere in the block alone (the others pair nowhere in it): the same bounds, each the
-    same products, as a row at a time with all rows (a numpy loop over the rows, O(M m^2)
-    over the whole grid at each row: 5-8 % of a 10^5-sample path's CPU, benchmarks/README.md,
-    long6); a min and a max, in any order the same."""
-    lo, hi = np.zeros(len(r.top)), r.top.copy()
+    pairs of rows with u coefficients of opposite signs, and the rows without u; x >= 0),
+    whatever the top. The pairs a block of points at a time (:data:`PAIRS`), among the rows
+    of either sign somewhere in the block alone (the others pair nowhere in it): the same
+    bounds, each the same products, as a row at a time with all rows (a numpy loop over the
+    rows, O(M m^2) over the whole grid at each row: 5-8 % of a 10^5-sample path's CPU,
+    benchmarks/README.md, long6); a min and a max, in any order the same."""
+    lo, hi = np.zeros(len(r.top)), np.full(len(r.top), np.inf)
     tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
     free = np.abs(r.alpha) <= tiny
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -871,11 +884,13 @@ def interpolated(r: Rows, delta: np.ndarray) -> Rows:
                 np.concatenate([r.gamma, far(r.gamma, r.gamma[1:])], axis=1), r.top)
 
 
-def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float]) -> np.ndarray:
+def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float],
+                 bounds: Bounds | None = None) -> np.ndarray:
     """(M, 2) the controllable sets ``K_i`` (lower, upper x; NaN where empty) from ``K_{M-1}
     = end`` (within the limits there) back: the x at i for which a u within every row at i
-    gives ``x + 2 delta_i u`` in ``K_{i+1}`` (``delta`` (M-1,): the grid's steps)."""
-    lo_s, hi_s = _static(r)
+    gives ``x + 2 delta_i u`` in ``K_{i+1}`` (``delta`` (M-1,): the grid's steps;
+    ``bounds``: the rows' :func:`_bounds`, where made before)."""
+    lo_s, hi_s = _static(r, bounds)
     M = len(lo_s)
     K = np.full((M, 2), np.nan)
     K[-1] = max(end[0], lo_s[-1]), min(end[1], hi_s[-1])
@@ -1055,8 +1070,8 @@ def chorded(top: np.ndarray, midway: np.ndarray) -> np.ndarray:
 
 
 def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
-          advance: Callable[[int], None] = lambda points: None, interpolate: bool = False
-          ) -> Law | None:
+          advance: Callable[[int], None] = lambda points: None, interpolate: bool = False,
+          bounds: dict[int, Bounds] | None = None) -> Law | None:
     """The law along ``arc`` from the rows of its grid points a .. b-1 (``rows_at(a, b)``;
     None: a limit not for this solver), piece by piece of :data:`BLOCK` intervals: the
     backward pass (:func:`controllable`) from the last piece to the first, each piece's
@@ -1067,7 +1082,11 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
     a path of one piece: held). Memory: a piece's rows, whatever the length. The same
     law as on the whole grid at once, but for which rows count as free of u
     (``|alpha|`` below 1e-12 of the piece's largest, not the path's). ``advance(points)``:
-    after each piece of each pass; ``interpolate``: the rows :func:`interpolated`."""
+    after each piece of each pass; ``interpolate``: the rows :func:`interpolated`.
+    ``bounds``: each piece's :func:`_bounds` by its first point, kept there by the first
+    call and read by the next ones, whose rows differ in their top alone (rates.kept's
+    rounds, under their ceilings: made again at each, they were ~60 % of the rounds'
+    passes, the pairs of the Panda's 28 acceleration and torque rows; the same law)."""
     M = len(arc.sigma)
     pieces = _pieces(M)
 
@@ -1085,7 +1104,9 @@ def along(arc: Arc, rows_at: Callable[[int, int], Rows | None],
         r = interpolated(r, delta(a, b)) if interpolate else r
         if on_disk is not None:
             on_disk.write(a + i, r)
-        piece = controllable(r, delta(a, b), end)
+        if bounds is not None and a not in bounds:
+            bounds[a] = _bounds(r)
+        piece = controllable(r, delta(a, b), end, None if bounds is None else bounds[a])
         K.write(a, piece)
         first = piece[0]
         if not first[0] <= first[1]:
