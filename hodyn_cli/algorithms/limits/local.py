@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from hodyn_cli.algorithms.limits import bounded
 from hodyn_cli.algorithms.limits.distinct import distinct
 from hodyn_cli.algorithms.limits.reachability import (
     BLOCK,
@@ -183,12 +184,14 @@ def joined(parts: list[list[Taken]]) -> list[Taken]:
 
 def speedups(taken: list[Taken]) -> np.ndarray:
     """Per sample of the ``taken`` laws (:func:`candidates`'), the largest speed-up
-    ``SLOWEST <= y < 1`` at which it fits (bisected, :data:`BISECTIONS` steps)."""
+    ``SLOWEST <= y < 1`` at which it fits (bisected, :data:`BISECTIONS` steps; the laws made
+    at the pairs that may reach their limits alone, :mod:`~.bounded`)."""
     size = len(taken[0][0].coefficients) if taken else 0
     lo, hi = np.full(size, SLOWEST), np.ones(size)
+    pairs = bounded.near(taken)
     for _ in range(BISECTIONS if size else 0):
         mid = (lo + hi) / 2
-        fits = _fit(taken, mid)
+        fits = bounded.fit(pairs, mid)
         lo, hi = np.where(fits, mid, lo), np.where(fits, hi, mid)
     return lo
 
