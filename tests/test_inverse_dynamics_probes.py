@@ -88,3 +88,40 @@ def test_path_limits_laws_equal_those_of_the_probes_one_by_one(monkeypatch, name
             assert "tau" in {lim.series for lim in together}
             for a, b in zip(together, alone, strict=True):
                 assert np.array_equal(a.coefficients, b.coefficients), (order, a.series)
+
+
+def test_the_probes_composed_into_one_block_are_composes_own():
+    """path_limits composes its probes into one block (``out``): the same numbers as each
+    composed alone, every probe's positions (row 0) the path's."""
+    from hodyn_cli.algorithms.limits.jets import compose
+
+    _, traj, _ = iiwa_path(T=1.0, rate=30.0)
+    q = traj.derivatives[:, :5]
+    block = np.empty((4,) + q.shape)
+    for sigma, jet in zip(programme.PROBES[:4], block, strict=True):
+        rates = np.broadcast_to(sigma, (len(q), 4))
+        assert compose(q, rates, out=jet) is not None
+        assert np.array_equal(jet, compose(q, rates))
+        assert np.array_equal(jet[:, 0], q[:, 0])
+
+
+def test_the_gpu_backend_runs_each_probe_as_its_own_inverse_dynamics():
+    """On a GPU each probe is its :meth:`inverse_dynamics` (the device's numbers, not the
+    CPU kernels'), in order (no JAX needed: a recorder stands for the device)."""
+    from hodyn_cli.algorithms.backends.gpu import GpuBackend
+
+    gpu_backend = GpuBackend.__new__(GpuBackend)
+    calls = []
+
+    def recorded(model, data, qs, base, wrenches, *, order):
+        calls.append((qs, wrenches))
+        return np.full((len(qs), order + 1, model.nv), float(len(calls)))
+
+    gpu_backend.inverse_dynamics = recorded  # type: ignore[method-assign]
+    model = iiwa_path()[0]
+    probes = _probes(model, 3, 5, 3)
+    out = gpu_backend.inverse_dynamics_probes(model, None, probes, np.zeros((1, 2, 6)),
+                                              order=0)
+    assert out.shape == (3, 5, 1, 7) and out[:, 0, 0, 0].tolist() == [1.0, 2.0, 3.0]
+    assert all(np.array_equal(qs, p) and w == {}
+               for (qs, w), p in zip(calls, probes, strict=True))
