@@ -508,7 +508,7 @@ def test_each_backend_says_which_operations_it_runs_itself():
     for operation in backends.OPERATIONS:
         assert (operation in vars(compiled.CompiledBackend)) == \
             (operation in compiled.CompiledBackend.runs), operation
-    assert GpuBackend.runs == {"inverse_dynamics", "regressor"}
+    assert GpuBackend.runs == {"inverse_dynamics", "inverse_dynamics_probes", "regressor"}
     with backends.use("numpy"):
         assert set(backends.runs().values()) == {"numpy"}
         assert sorted(backends.runs()) == sorted(backends.OPERATIONS)

@@ -363,17 +363,23 @@ def test_the_probes_torques_whole_are_the_full_laws_at_speed_up_one(monkeypatch)
     lim = hodyn_cli.joint_limits(model, {j: {"torque_rate": 100.0, "torque_acceleration": 1e3}
                                          for j in model.joint_names})
     calls, dynamics = [], scaling.body_fixed.inverse_dynamics
+    together = scaling.body_fixed.inverse_dynamics_probes
 
     def counted(*args, **kwargs):
         calls.append(1)
         return dynamics(*args, **kwargs)
 
+    def counted_together(model, names, probes, **kwargs):  # (one per motion; a single
+        calls.extend([1] * len(probes) if len(probes) > 1 else [])  # one: inverse_dynamics)
+        return together(model, names, probes, **kwargs)
+
     monkeypatch.setattr(scaling.body_fixed, "inverse_dynamics", counted)
+    monkeypatch.setattr(scaling.body_fixed, "inverse_dynamics_probes", counted_together)
     got = programme.path_limits(model, traj, lim, 2)
-    probes = len(calls)
+    probes = len(calls)  # (the first probe's form at one point, then the 7 probes)
     series_laws = feasibility.series_laws
-    monkeypatch.setattr(programme, "series_laws",
-                        lambda *a, **k: series_laws(*a, **(k | {"whole": False})))
+    monkeypatch.setattr(programme, "probe_laws", lambda model, names, probes, **k: [
+        series_laws(model, Trajectory(names, qs), **k, whole=False) for qs in probes])
     want = programme.path_limits(model, traj, lim, 2)
     assert len(calls) == 3 * probes  # (each probe two inverse dynamics without ``whole``)
     assert [lim.series for lim in got] == [lim.series for lim in want]

@@ -1,12 +1,13 @@
 """Who computes the per-chunk operations: a backend, an object chosen once.
 
 A :class:`Backend` has one method per operation the algorithms run on a chunk of samples
-(:data:`OPERATIONS`: inverse dynamics of any order and its joint wrenches, by the spatial
-method too, the spatial kinematics of every body, the closed-form matrices, the regressor,
-the sensitivities, the partials, dense solves, the elastic joints, the floating root's jet,
-the contact frames' jets and the contacts' share of the base wrench, the inverse
-kinematics' Newton steps, rates and integration; the sequential passes of the optimal
-retiming's reachability, a banded solve and a B-spline's values take arrays alone), each
+(:data:`OPERATIONS`: inverse dynamics of any order (of several motions through the same
+positions too) and its joint wrenches, by the spatial method too, the spatial kinematics of
+every body, the closed-form matrices, the regressor, the sensitivities, the partials, dense
+solves, the elastic joints, the floating root's jet, the contact frames' jets and the
+contacts' share of the base wrench, the inverse kinematics' Newton steps, rates and
+integration; the sequential passes of the optimal retiming's reachability, a banded solve
+and a B-spline's values take arrays alone), each
 taking the model, its Data (:meth:`Backend.data`: what the backend derives per model, made
 once per request by the caller) and the chunk's arrays. The algorithms take the backend and the caller's Data
 from :func:`prepare` and never ask which backend it is. Implementations, each a module of
@@ -82,7 +83,7 @@ class FrameOnLink(Protocol):
 
 
 #: the operations every backend offers (the :class:`Backend` methods on a chunk)
-OPERATIONS = ("inverse_dynamics", "joint_wrenches", "spatial_inverse_dynamics",
+OPERATIONS = ("inverse_dynamics", "inverse_dynamics_probes", "joint_wrenches", "spatial_inverse_dynamics",
               "spatial_kinematics", "root_jet",
               "eom_matrices", "regressor", "sensitivities", "partials", "spd_solve", "elastic",
               "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate",
@@ -105,6 +106,8 @@ class Backend(Protocol):
     def inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                          wrenches: dict[int, np.ndarray], *, order: int, twists: bool = False,
                          root: bool = False) -> np.ndarray | tuple[np.ndarray, ...]: ...
+    def inverse_dynamics_probes(self, model: Model, data: Data, probes: np.ndarray,
+                                base: np.ndarray, *, order: int) -> np.ndarray: ...
     def joint_wrenches(self, model: Model, data: Data, qs: np.ndarray, base: np.ndarray,
                        wrenches: dict[int, np.ndarray], *, order: int) -> np.ndarray: ...
     def spatial_inverse_dynamics(self, model: Model, data: Data, qs: np.ndarray,

@@ -285,6 +285,20 @@ class CompiledBackend(NumpyBackend):
         extras = tuple(a for a in (V, F0) if a is not None)
         return (tau, *extras) if extras else tau
 
+    @_numpy_without_joints
+    def inverse_dynamics_probes(self, model, data, probes, base, *, order):
+        # (hodyn_body_fixed_probes: the joint adjoints once per sample for all the probes)
+        if order > self.max_order:
+            return super().inverse_dynamics_probes(model, data, probes, base, order=order)
+        probes = np.ascontiguousarray(probes, dtype=np.float64)  # (probe p: p blocks on)
+        P, N = probes.shape[:2]
+        _, D, (qs, qstride) = _samples(model, probes[0], order + 3)
+        out = np.empty((P, order + 1, N, model.nv))   # each probe's orders blocks, as above
+        _check(self.lib.hodyn_body_fixed_probes(data.struct, N, D, qs, qstride, P,
+                                                probes[0].size, order, _base(base, 1, order),
+                                                out))
+        return out.transpose(0, 2, 1, 3)
+
     def root_jet(self, R, Vb, g, K):
         N = R.shape[0]
         if R.shape != (N, 3, 3) or Vb.ndim != 3 or Vb.shape[0] != N or Vb.shape[2] != 6 \

@@ -152,7 +152,7 @@ class GpuBackend:
 
     name = "gpu"
     #: on the device; every other operation by :attr:`cpu`
-    runs = frozenset({"inverse_dynamics", "regressor"})
+    runs = frozenset({"inverse_dynamics", "inverse_dynamics_probes", "regressor"})
 
     def __init__(self, device: str = "gpu"):
         from hodyn_cli.algorithms import backends
@@ -206,6 +206,15 @@ class GpuBackend:
                                              twists=twists, root=root)
         return inverse_dynamics_chunk(model, qs, base, wrenches, order=order, root=root,
                                       device=self.device, on_device=data.device_model)
+
+    def inverse_dynamics_probes(self, model: Model, data: GpuData, probes: np.ndarray,
+                                base: np.ndarray, *, order: int) -> np.ndarray:
+        # (each probe as :meth:`inverse_dynamics` runs it, on the device: its numbers, not
+        # the CPU kernels')
+        out = np.empty(probes.shape[:2] + (order + 1, model.nv))
+        for p, qs in enumerate(probes):
+            out[p] = self.inverse_dynamics(model, data, qs, base, {}, order=order)
+        return out
 
     def regressor(self, model: Model, data: GpuData, qs: np.ndarray, base: np.ndarray,
                   order: int, root: bool = False) -> np.ndarray:

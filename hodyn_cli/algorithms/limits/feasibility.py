@@ -25,6 +25,7 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.actuation import actuators, elastic
 from hodyn_cli.algorithms.contacts.margins import cone_angle, friction_angle, pressure_centre
+from hodyn_cli.algorithms.dynamics import body_fixed
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.contact_laws import (
     CONDITIONS,
@@ -52,7 +53,7 @@ from hodyn_cli.modeling.limits import JOINT_ORDERS, TORQUES, Limits, torque_orde
 # (torque_order and its tables are the limits' own, here for this module's users: api's
 # torque_order reads them without the kernels this module imports)
 __all__ = ["QUANTITIES", "CONTACT_QUANTITIES", "REST_QUANTITY", "STEPPED", "Quantity",
-           "TORQUES", "JOINT_ORDERS", "torque_order", "requirements", "series_laws",
+           "TORQUES", "JOINT_ORDERS", "torque_order", "requirements", "series_laws", "probe_laws",
            "limited_series", "Row", "Envelope", "Check", "Binding", "Retiming", "ScaleSearch",
            "Infeasible", "Unlimited"]
 
@@ -156,7 +157,8 @@ def requirements(model: Model, drives: Drives | None, order: int, kind: str = "f
 def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRAVITY,
                 drives: Drives | None = None, kind: str = "full",
                 data: backends.Data | None = None,
-                contacts: tuple[Contact, ...] = (), whole: bool = False) -> dict[str, Law]:
+                contacts: tuple[Contact, ...] = (), whole: bool = False,
+                torques: np.ndarray | None = None) -> dict[str, Law]:
     """Every series the dynamics give for ``trajectory`` (all joints, mimic joints expanded):
     rigid to torque order ``order``; with ``drives``, elastic where one of them is, else rigid
     drives (:func:`~hodyn_cli.algorithms.limits.scaling.elastic_laws`,
@@ -166,23 +168,44 @@ def series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity=GRA
     (:func:`~hodyn_cli.algorithms.limits.contact_laws.floating_laws`). A law that overflows
     float64 (inputs too large there) is an error naming it and the sample. ``whole``: rigid
     torques (no drives, no floating base) as their values at speed-up 1 alone
-    (:func:`~hodyn_cli.algorithms.limits.scaling.rigid_laws`)."""
+    (:func:`~hodyn_cli.algorithms.limits.scaling.rigid_laws`); ``torques``: those rigid
+    torques made already (:func:`probe_laws`), or None."""
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is named below
         laws = _series_laws(model, trajectory, order=order, gravity=gravity, drives=drives,
-                            kind=kind, data=data, contacts=contacts, whole=whole)
+                            kind=kind, data=data, contacts=contacts, whole=whole,
+                            torques=torques)
     check_results({name: law.coefficients for name, law in laws.items()}, trajectory)
     return laws
 
 
+def probe_laws(model: Model, names: tuple[str, ...], probes: np.ndarray, *, order: int,
+               gravity=GRAVITY, drives: Drives | None = None, kind: str = "full",
+               data: backends.Data | None = None) -> list[dict[str, Law]]:
+    """:func:`series_laws` of each of the motions ``probes`` (P, N, D, m: every joint, mimic
+    joints expanded, ``names``) through the same positions (the path's probes,
+    :func:`~hodyn_cli.algorithms.limits.programme.path_limits`), rigid torques ``whole``:
+    the rigid torques of all of them in one
+    :func:`~hodyn_cli.algorithms.dynamics.body_fixed.inverse_dynamics_probes` (the joint
+    adjoints made once, not once per probe: the same numbers), drives' laws probe by probe."""
+    torques: list[np.ndarray | None] = [None] * len(probes)
+    if drives is None and order >= 0:
+        with np.errstate(over="ignore", invalid="ignore"):  # (series_laws names an overflow)
+            torques = list(body_fixed.inverse_dynamics_probes(
+                model, names, probes, order=order, gravity=gravity, data=data))
+    return [series_laws(model, Trajectory(names, qs), order=order, gravity=gravity,
+                        drives=drives, kind=kind, data=data, whole=drives is None, torques=tau)
+            for qs, tau in zip(probes, torques, strict=True)]
+
+
 def _series_laws(model: Model, trajectory: Trajectory, *, order: int, gravity, drives, kind,
-                 data, contacts, whole: bool) -> dict[str, Law]:
+                 data, contacts, whole: bool, torques: np.ndarray | None) -> dict[str, Law]:
     if trajectory.base is not None:  # (rigid: drives with a floating base are refused by the API)
         return floating_laws(model, trajectory, order, gravity, contacts, data)
     if contacts:
         raise HodynError("contacts carry a floating base: give the root's motion "
                          "(--floating-base)")
     if drives is None:
-        return rigid_laws(model, trajectory, order, gravity, data, whole)
+        return rigid_laws(model, trajectory, order, gravity, data, whole, torques)
     if drives.elastic.any():
         return elastic_laws(model, trajectory, drives, kind, gravity, data)
     return drive_laws(model, trajectory, drives, order, kind, gravity, data)

@@ -68,10 +68,13 @@ def square_root(X: np.ndarray) -> np.ndarray:
     return F
 
 
-def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
+def compose(path: np.ndarray, rates: np.ndarray, out: np.ndarray | None = None
+            ) -> np.ndarray:
     """Time derivatives (E, K+1, ...) of q(s(t)) from its s-derivatives ``path`` (E, K+1, ...)
     (``q, q', ..., q^[K]``) and the time law's (E, K) ``sdot, ..., s^(K)``: the series of q
-    about s composed with ``s(t + tau) - s(t)`` (Faà di Bruno)."""
+    about s composed with ``s(t + tau) - s(t)`` (Faà di Bruno). ``out``: a C-contiguous
+    array of that shape to write them to (the path's probes side by side in one block,
+    programme.path_limits), or None."""
     K = path.shape[1] - 1
     if len(rates) > 1 and rates.strides[0] == 0:  # (one law for every point, broadcast: the
         # path's probes, programme.path_limits: its matrix made once, the same numbers)
@@ -94,7 +97,9 @@ def compose(path: np.ndarray, rates: np.ndarray) -> np.ndarray:
     chain = np.ascontiguousarray(chain.transpose(0, 2, 1))  # [point, k, m]
     # (the joints' axes flattened by their own size: -1 is ambiguous where there are no points)
     columns = int(np.prod(path.shape[2:], dtype=np.int64))
-    return (chain @ path.reshape(len(path), K + 1, columns)).reshape(path.shape)
+    into = None if out is None else out.reshape(len(path), K + 1, columns)  # (a view)
+    return np.matmul(chain, path.reshape(len(path), K + 1, columns), out=into
+                     ).reshape(path.shape)
 
 
 def _raised(power: np.ndarray, delta: np.ndarray, m: int) -> np.ndarray:

@@ -70,7 +70,7 @@ from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.bsplines import BSpline
-from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, series_laws
+from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, probe_laws
 from hodyn_cli.algorithms.limits.highs import LP, Stalled
 from hodyn_cli.algorithms.limits.jets import compose, hermite, product, time_rates
 from hodyn_cli.algorithms.limits.scaling import Law
@@ -757,24 +757,29 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
     # no dynamics run: the joints' own speeds)
     data = backends.prepare(model)[1] if order >= 0 or drives is not None else None
 
-    def probed(sigma: np.ndarray) -> dict[str, Law]:
-        jet = compose(q, np.broadcast_to(sigma[: need + 2], (len(q), need + 2)))
+    def probed(sigmas: np.ndarray, path: np.ndarray) -> list[dict[str, Law]]:
+        # (the probes side by side in one block: their inverse dynamics share the positions'
+        # work, the joint adjoints, made once: feasibility.probe_laws)
+        jets = np.empty((len(sigmas),) + path.shape)
+        for sigma, jet in zip(sigmas, jets, strict=True):
+            compose(path, np.broadcast_to(sigma[: need + 2], (len(path), need + 2)), out=jet)
         # (whole: the probes' laws are read at speed-up 1 alone, below: rigid torques from one
         # inverse dynamics instead of two, ~2.5 s of 10^5 samples' ~50 s; benchmarks/README.md,
         # branches long9, long11, long12)
-        return series_laws(model, Trajectory(full.joint_names, jet), order=order,
-                           gravity=gravity, drives=drives, kind=kind, data=data,
-                           whole=drives is None)
+        return probe_laws(model, full.joint_names, jets, order=order, gravity=gravity,
+                          drives=drives, kind=kind, data=data)
 
-    probes = [probed(PROBES[0])]
-    limited = [(quantity, series, cols, lower, upper, _monomials_of(probes[0][series]))
+    # (the series and their monomials from the first probe's laws at one point, their form
+    # alone: then every probe's dynamics run together, the first's too)
+    form = probed(PROBES[:1], q[:1])[0]
+    limited = [(quantity, series, cols, lower, upper, _monomials_of(form[series]))
                for quantity, series, cols, lower, upper
-               in limited_series(model, limits, probes[0]) if quantity.key != "position"]
+               in limited_series(model, limits, form) if quantity.key != "position"]
     # (the dynamics are the probes' cost: as many as the most monomials a series has, the
     # first PROBES determining them, 3 of the 16 for torques: 10^5 samples' reachability
     # grid spent 14 of 39 s in them)
     needed = max((len(monomials) for *_, monomials in limited), default=1)
-    probes += [probed(sigma) for sigma in PROBES[1:needed]]
+    probes = probed(PROBES[:needed], q)
     out = []
     for quantity, series, cols, lower, upper, monomials in limited:
         law: Law = probes[0][series]

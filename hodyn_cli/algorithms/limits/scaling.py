@@ -138,20 +138,23 @@ def joint_laws(trajectory: Trajectory, names: tuple[str, ...]) -> dict[str, Law]
 
 
 def rigid_laws(model: Model, trajectory: Trajectory, order: int, gravity=GRAVITY,
-               data: backends.Data | None = None, whole: bool = False) -> dict[str, Law]:
+               data: backends.Data | None = None, whole: bool = False,
+               torques: np.ndarray | None = None) -> dict[str, Law]:
     """Laws of ``q``, ``qd`` .. ``qddd`` (every joint: ``trajectory`` over all joints, mimic
     joints expanded; :func:`joint_laws`) and ``tau`` .. ``tau^(order)`` (the independent
     joints; none for order -1). ``data``: the backend's Data for the model, made once per
     request. ``whole``: each torque law's grades the motion's torques and zeros (its value
     at speed-up 1 alone, the grades' count kept: the dynamic part's inverse dynamics not
     made), for a caller that reads them there alone
-    (:func:`~hodyn_cli.algorithms.limits.programme.path_limits`' probes)."""
+    (:func:`~hodyn_cli.algorithms.limits.programme.path_limits`' probes). ``torques``: the
+    motion's (N, order+1, nv), made already (the probes' together,
+    :func:`~hodyn_cli.algorithms.dynamics.body_fixed.inverse_dynamics_probes`), or None."""
     laws = joint_laws(trajectory, model.dof_names)  # a multi-DOF joint: its coordinates
     if order < 0:
         return laws
     _, data = backends.prepare(model, data)
     tau = body_fixed.inverse_dynamics(model, trajectory, order=order, gravity=gravity,
-                                      data=data)
+                                      data=data) if torques is None else torques
     if whole:
         parts = np.stack([tau, np.zeros_like(tau)], axis=-1)
     else:

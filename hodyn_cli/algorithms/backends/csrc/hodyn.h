@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 21
+#define HODYN_KERNEL_ABI 22
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -62,6 +62,9 @@ int hodyn_body_fixed(const HModel *m, int64_t N, int D, const double *HK_STRIDED
                      int64_t qstride, int order, const double *base, int64_t base_rows,
                      const double *HK_NULLABLE W, double *out, double *HK_NULLABLE Vout,
                      double *HK_NULLABLE F0out);
+int hodyn_body_fixed_probes(const HModel *m, int64_t N, int D, const double *HK_STRIDED qs,
+                            int64_t qstride, int P, int64_t pstride, int order,
+                            const double *base, double *out);
 int hodyn_closed_form(const HModel *md, int64_t N, int D, const double *HK_STRIDED qs,
                       int64_t qstride, int r, const double *u_root, int64_t u_rows,
                       const double *HK_NULLABLE nu0, const double *HK_NULLABLE W, double *Mo,

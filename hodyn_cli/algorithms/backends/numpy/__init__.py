@@ -71,6 +71,17 @@ class NumpyBackend:
         return body_fixed.chunk(model, qs, base, wrenches, order, twists=twists, root=root,
                                 data=data)
 
+    def inverse_dynamics_probes(self, model: Model, data: ModelData, probes: np.ndarray,
+                                base: np.ndarray, *, order: int) -> np.ndarray:
+        """tau (P, N, order+1, n) of P motions through the same positions, ``probes`` (P, N,
+        D, n) (every probe's row 0 the same), no external wrenches: :meth:`inverse_dynamics`
+        of each (the path's probes, :func:`~hodyn_cli.algorithms.limits.programme.path_limits`;
+        the compiled kernels make the positions' share once)."""
+        out = np.empty(probes.shape[:2] + (order + 1, model.nv))
+        for p, qs in enumerate(probes):
+            out[p] = self.inverse_dynamics(model, data, qs, base, {}, order=order)
+        return out
+
     def joint_wrenches(self, model: Model, data: ModelData, qs: np.ndarray, base: np.ndarray,
                        wrenches: dict[int, np.ndarray], *, order: int) -> np.ndarray:
         """The joint wrenches ``F_i`` (N, order+1, n, 6), body frames, of the forward and
