@@ -11,7 +11,6 @@ A block is one 2-D float array, (rows, columns) in the order the caller asked fo
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 import re
@@ -610,6 +609,8 @@ def _fields(line: str, delimiter: str) -> list[str]:
     Traceback (most recent call last):
     ValueError: a field of more than 131072 characters
     """
+    import csv  # (here: an HDF5 input's command skips its import)
+
     try:
         return next(csv.reader([line], delimiter=delimiter))
     except csv.Error as e:

@@ -183,7 +183,8 @@ def to_markdown(report: Report) -> str:
               "'expected' is the estimated error of the numerical reference itself (Richardson "
               "estimate plus rounding for finite differences; trapezoid/central-difference "
               "truncation for sampled data; for the cross-method checks, the rounding the "
-              "methods' summed terms may leave).", ""]
+              "methods' summed terms may leave at the sample shown, whose error passes its "
+              "own allowance by the most).", ""]
     return "\n".join(lines)
 
 
@@ -300,7 +301,8 @@ finite-difference step {report.step:.3g} s</li>
 <tbody>{''.join(rows)}</tbody></table>
 <p>Relative errors are against the largest magnitude of the checked quantity; "expected" is
 the estimated error of the numerical reference itself (for the cross-method checks, the
-rounding the methods' summed terms may leave).</p>
+rounding the methods' summed terms may leave at the sample shown, whose error passes its own
+allowance by the most).</p>
 <h2>Analytic against numerical derivatives{', simulation' if 'simulation' in report.series else ''}</h2>"""
     status = """tr.fail .st { background: #f4b4b4; } tr.warn .st { background: #f6e2a6; }
 tr.pass .st { background: #c8eec8; } tr.skip .st { background: #ddd; }"""

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from hodyn_cli.algorithms.limits.distinct import distinct
 from hodyn_cli.algorithms.limits.reachability import (
     BLOCK,
     JOINS,
@@ -94,7 +95,7 @@ def finer(s: np.ndarray, spacing: float, lo: float, hi: float) -> np.ndarray:
     once."""
     steps = np.arange(-FINER + 1, FINER) / FINER
     out = (s[:, None] + spacing * steps[steps != 0]).ravel()
-    return np.unique(out[(out >= lo) & (out <= hi)])
+    return distinct(out[(out >= lo) & (out <= hi)])
 
 
 #: a limited series' law on its limited joints, with its bands' centres and half-widths
@@ -260,7 +261,7 @@ def reached(times: list[Column], s: np.ndarray, seconds: float,
     out = []
     for k, T in enumerate(times):
         n = len(T)
-        i = np.unique(_spots(T, s))
+        i = distinct(_spots(T, s))
         r = 2 * PASSES * _width(n, float(T[0:1][0]), float(T[n - 1 : n][0]), seconds) + 2
         ranges = sorted([(int(a), int(b)) for a, b in zip(np.maximum(i - 1 - r, 0),
                                                            np.minimum(i + r + 1, n),

@@ -63,6 +63,7 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits.bsplines import BSpline, blocks_of, coefficients_of, in_blocks, windowed
+from hodyn_cli.algorithms.limits.distinct import distinct
 from hodyn_cli.algorithms.limits.jets import compose, hermite_at
 from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limits, time_derivatives
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp, Start
@@ -445,10 +446,7 @@ def _corners(table: Table, path: Source) -> list[float]:
     # a turn back between two points neither at rest (a momentary rest between the
     # input's samples): the direction reverses by more than 90 degrees within one interval
     i = table.reverses
-    # (the points read, each once, in order: sorted with its repeats dropped; np.unique
-    # imports numpy.ma, 12-14 ms of the command's start)
-    read = np.sort(np.concatenate([i, i + 1]))
-    read = read[np.diff(read, prepend=-1) > 0]
+    read = distinct(np.concatenate([i, i + 1]))  # (the points read, each once, in order)
     points = table.points.take(read)
     for k, this, that in zip(i, points[np.searchsorted(read, i)],
                              points[np.searchsorted(read, i + 1)], strict=True):
@@ -1491,7 +1489,7 @@ def _ceiling(x: Column, needs: Column, half: Column) -> Stored:
     widths: set[int] = set()
     for a in range(0, M, BLOCK):
         w = np.maximum(1, np.ceil(half[a : a + BLOCK])).astype(int)
-        widths.update(np.unique(w[needs[a : a + BLOCK] < 1]).tolist())
+        widths.update(distinct(w[needs[a : a + BLOCK] < 1]).tolist())
     out: Stored | None = None
     for width in sorted(widths):
         own = field(M, ((a, np.where(np.maximum(1, np.ceil(half[a : a + len(block)])) == width,
@@ -2158,7 +2156,7 @@ def _at_joins(x: LawSpline, points: Stored, t: Stored, ramp: Ramp, corner: tuple
     T = float(t[n - 1 : n][0])
     w = ramp.warp(ramp.joins, 1)[:, 0]  # (the law's own time from the rest at each join)
     goals = np.concatenate([w if corner[0] else [], T - w[::-1] if corner[1] else []])
-    goals = np.unique(goals[(goals > 0) & (goals < T)])
+    goals = distinct(goals[(goals > 0) & (goals < T)])
     at, added, times, k = [], [], [], 0
     for goal in goals:
         k = max(1, first_from(t, float(goal), k))

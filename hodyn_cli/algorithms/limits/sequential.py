@@ -78,6 +78,7 @@ import numpy as np
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 from hodyn_cli.algorithms.limits import programme, reachability
+from hodyn_cli.algorithms.limits.distinct import distinct
 from hodyn_cli.algorithms.limits.highs import LP, Stalled
 from hodyn_cli.algorithms.limits.programme import PathLimit
 
@@ -426,10 +427,7 @@ def _knots(x: np.ndarray, timed: bool = True) -> np.ndarray:
     # left out as the uniform knots left theirs: an interval too short at the end)
     index = np.searchsorted(measure, np.arange(1, np.floor(measure[-1] - 0.5) + 1))
     index = index[(index > 0) & (index < M - 1)]
-    # (ascending: each grid point once; np.unique would import numpy.ma, ~20 ms a run)
-    first = np.ones(len(index), dtype=bool)
-    first[1:] = index[1:] != index[:-1]
-    return index[first]
+    return distinct(index)  # (ascending: each grid point once)
 
 
 @dataclass(frozen=True, eq=False, repr=False)

@@ -144,8 +144,9 @@ class Tolerances:
       so 1e-8 leaves 1e4 of margin and still fails a 1e-6 relative error in a method.
     - ``cross`` 1e-10: independent O(n) recursions and the closed form agree to ~1e-14
       (observed on every bundled robot up to order 4); 1e-10 absorbs ill-scaled models.
-      Each pair is allowed 10x the rounding its summed terms may leave where that is larger
-      (:func:`~hodyn_cli.algorithms.verification.torque_checks.rounding`, "expected"): the
+      A pair's error at a sample may pass that by 10x the rounding its summed terms may
+      leave there (:func:`~hodyn_cli.algorithms.verification.torque_checks.rounding`,
+      "expected"; each sample its own, so a fast stretch's hides nothing in a slow one): the
       spatial form's terms cancel on a robot turning fast (~Omega^(k+2) at order k: a base
       spinning at 500 rad/s, taudd 1.1e-10 apart); below 1e-12 at the bundled robots'
       speeds, so 1e-10 there.
