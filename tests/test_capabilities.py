@@ -286,7 +286,7 @@ def invocation(files, command: str, on: set[str]) -> list:
                                  if "floating_base" in on else "ident.h5"), "-o",
                      out.with_suffix(".urdf")] if "no_joints" not in on else [robot, traj, "-o",
                                                                              out],
-        "generate": [robot, "--kind", *(("cosine", "--duration", "0.5") if "optimal" in on
+        "generate": [robot, "--kind", *(("cosine", "--duration", "0.2") if "optimal" in on
                                          else ("fourier", "--duration", "0.2")), "-o",
                      out.with_suffix(".csv") if "joint_models" in on else out],  # (CSV poses)
     }[command]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,17 +105,38 @@ def imported(path: Path, module: str, root: Path = PACKAGE, typing: bool = True
                     yield base, a.name
 
 
+#: the fields of a statement that hold statements (an import is a statement, so it is
+#: found by walking these alone, not the expressions: most of a module's nodes)
+BODIES = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _for_type_checkers(node: ast.AST, field: str) -> bool:
+    """Whether ``field`` of ``node`` is the body of ``if TYPE_CHECKING:`` (or of
+    ``if typing.TYPE_CHECKING:``)."""
+    if not isinstance(node, ast.If) or field != "body":
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+        and isinstance(test.value, ast.Name) and test.value.id == "typing")
+
+
 @functools.cache
 def _import_nodes(text: str) -> tuple[tuple[ast.Import | ast.ImportFrom, bool], ...]:
     """The import statements of a module's source ``text``, each with whether it is made for
-    type checkers only (under ``if TYPE_CHECKING:``). Parsed once per text: the rules'
-    tests walk every module, each rule again (a parse and two walks: ~15 ms a module)."""
-    tree = ast.parse(text)
-    for_typing = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
-                  and ast.unparse(block.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
-                  for stmt in block.body for n in ast.walk(stmt)}
-    return tuple((node, id(node) in for_typing) for node in ast.walk(tree)
-                 if isinstance(node, ast.Import | ast.ImportFrom))
+    type checkers only (under ``if TYPE_CHECKING:``), in ``ast.walk``'s order (breadth
+    first). Parsed once per text: the rules' tests walk every module, each rule again. Only
+    the statements are walked: walking every node, with ``ast.unparse`` of each ``if``'s
+    test, cost twice the parse (1.8 s a worker for the package's 185 modules, 0.6 now)."""
+    found = []
+    queue = deque([(ast.parse(text), False)])
+    while queue:
+        node, checkers_only = queue.popleft()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append((node, checkers_only))
+        queue.extend((child, checkers_only or _for_type_checkers(node, field))
+                     for field in BODIES for child in getattr(node, field, ()))
+    return tuple(found)
 
 
 def imports(path: Path, module: str, root: Path = PACKAGE, typing: bool = True
@@ -333,3 +355,27 @@ def test_imports_for_type_checkers_only_make_no_cycle(tmp_path):
     assert cycle(import_graph(root)) is None
     (root / "io" / "b.py").write_text("from hodyn_cli.io.a import A\n")
     assert cycle(import_graph(root)) == ["hodyn_cli.io.a", "hodyn_cli.io.b", "hodyn_cli.io.a"]
+
+
+def test_an_import_in_any_block_is_found_and_only_the_type_checkers_are_marked():
+    """The statement walk of :func:`_import_nodes` reaches every block a statement may hold
+    (a function's, a class's, try's four, with, for and while with their else, match's cases,
+    an ``if``'s else), and marks only what ``if TYPE_CHECKING:`` and
+    ``if typing.TYPE_CHECKING:`` hold: what a walk of every node finds."""
+    text = ("import a0\nclass C:\n    import a1\n    def f(self):\n        import a2\n"
+            "async def g():\n    async with x:\n        import a3\n"
+            "try:\n    import a4\nexcept E:\n    import a5\nelse:\n    import a6\n"
+            "finally:\n    import a7\n"
+            "for i in x:\n    import a8\nelse:\n    import a9\n"
+            "while x:\n    import b0\nelse:\n    import b1\n"
+            "match x:\n    case 1:\n        import b2\n"
+            "with x:\n    if y:\n        import b3\n    else:\n        import b4\n"
+            "if TYPE_CHECKING:\n    import t0\n    if z:\n        import t1\nelse:\n    import b5\n"
+            "if typing.TYPE_CHECKING:\n    from t2 import n\n"
+            "if not TYPE_CHECKING:\n    import b6\n")
+    found = {(node.names[0].name if isinstance(node, ast.Import) else node.module, marked)
+             for node, marked in _import_nodes(text)}
+    every = set("a0 a1 a2 a3 a4 a5 a6 a7 a8 a9 b0 b1 b2 b3 b4 b5 b6".split())
+    assert found == {(a, False) for a in every} | {("t0", True), ("t1", True), ("t2", True)}
+    assert len(found) == sum(isinstance(n, ast.Import | ast.ImportFrom)
+                             for n in ast.walk(ast.parse(text)))
