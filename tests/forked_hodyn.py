@@ -292,7 +292,10 @@ def _serve(conn: socket.socket) -> None:
     header, fds, _, _ = socket.recv_fds(conn, 8, 3)
     size, data = int.from_bytes(header, "little"), b""
     while len(data) < size:
-        data += conn.recv(size - len(data))
+        chunk = conn.recv(size - len(data))
+        if not chunk:  # (its client gone mid-request: recv gave b'' for ever, this process
+            os._exit(1)  # spun holding the client's stdout and stderr open, no EOF to read)
+        data += chunk
     program, argv, cwd, env = json.loads(data)
     differs = [k for k in set(env) | set(STARTED) if k.startswith(WATCHED)
                and env.get(k) != STARTED.get(k)]

@@ -77,3 +77,22 @@ def test_the_speedups_and_verdicts_are_every_pairs_to_the_bit_nan_beyond():
         assert np.array_equal(fits, local._fit(taken, y))
         assert np.array_equal(fits, local._worst(taken, y) <= 1 + TOLERANCE / 10)
     assert 0 < bounded.fit(pairs, np.full(400, 0.75)).sum() < 400
+
+
+def test_a_friction_law_whose_coulomb_or_viscous_term_reaches_is_kept():
+    """A law whose graded part stays far within (0.1 of its band) but whose Coulomb term
+    ``c tanh(b y)`` (samples 0-24, joint a) or viscous term ``a y`` (25-49, joint b) takes it
+    beyond at full speed: each kept by ``near`` (its bound counts both terms), so that
+    ``fit``'s verdicts are ``local._fit``'s, failing at y = 1 and fitting slowly."""
+    n = 50
+    coefficients = np.full((n, 2, 1), 0.1)
+    friction = np.zeros((n, 2, 3))  # (a, c, b)
+    friction[:25, 0] = 0.0, 1.0, 20.0
+    friction[25:, 1] = 0.95, 0.0, 0.0
+    taken = [(Law(0, coefficients, ("a", "b"), friction), np.zeros(2), np.ones(2))]
+    pairs = bounded.near(taken)
+    assert np.array_equal(np.sort(pairs[0][0]), np.arange(n))  # (one pair each: its own)
+    for y in (np.ones(n), np.full(n, 0.01), np.random.default_rng(3).uniform(0.0, 1.0, n)):
+        assert np.array_equal(bounded.fit(pairs, y), local._fit(taken, y))
+    assert not bounded.fit(pairs, np.ones(n)).any()
+    assert bounded.fit(pairs, np.full(n, 0.01)).all()

@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -484,6 +485,37 @@ def test_a_killed_clients_command_ends_with_it(tmp_path, forked):
             os.close(fd)
         proc.kill()
         proc.wait()
+
+
+def test_a_client_gone_mid_request_leaves_no_process_holding_its_output(forked):
+    """A client killed between handing its files over and the end of its request (here: the
+    request cut short) lets them go: its output's reader sees the end (the server's
+    process for it spun for ever on the closed connection, holding them open)."""
+    import select
+
+    read, write = os.pipe()
+    conn = socket.socket(socket.AF_UNIX)
+    try:
+        conn.connect(str(forked.parent / "hodyn.sock"))
+        socket.send_fds(conn, [(100).to_bytes(8, "little")], [write, write, write])
+        conn.sendall(b"[")
+        conn.close()
+        os.close(write)
+        assert select.select([read], [], [], 10.0)[0], "the output still held open"
+        assert os.read(read, 1) == b""
+    finally:
+        os.close(read)
+        # (where it failed: the server's process for it, spinning, ended; none otherwise)
+        for server in _children(os.getpid(), "forked_hodyn"):
+            for stuck in _children(server, "forked_hodyn"):
+                os.kill(stuck, signal.SIGKILL)
+
+
+def _children(parent: int, named: str) -> list[int]:
+    """The process ids of ``parent``'s children whose command line holds ``named``."""
+    rows = subprocess.run(["ps", "--ppid", str(parent), "-o", "pid=,args="],
+                          capture_output=True, text=True).stdout.splitlines()
+    return [int(row.split()[0]) for row in rows if named in row]
 
 
 def test_a_forks_exit_flushes_the_files_left_open(tmp_path):
