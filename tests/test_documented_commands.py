@@ -386,8 +386,8 @@ def test_the_forked_hodyn_gives_what_the_installed_one_does(tmp_path, forked):
     for name in ("urdf", "sample_trajectories"):
         (tmp_path / name).symlink_to(ROOT / name)
     for line in SAME:
-        got = [_ran(line, tmp_path, env | {"PATH": f"{forked}{os.pathsep}{env['PATH']}"}, "forked"),
-               _ran(line, tmp_path, env, "installed")]
+        got = [_ran(line, tmp_path, env | {"PATH": f"{forked}{os.pathsep}{env['PATH']}"},
+                    forked.parent), _ran(line, tmp_path, env)]
         assert (got[0].returncode, got[0].stdout, got[0].stderr) == \
             (got[1].returncode, got[1].stdout, got[1].stderr), line
         assert got[0].stdout, line
@@ -397,23 +397,26 @@ def test_the_forked_hodyn_gives_what_the_installed_one_does(tmp_path, forked):
 HUNG = 60
 
 
-def _ran(line: str, cwd: Path, env: dict[str, str], which: str) -> subprocess.CompletedProcess:
+def _ran(line: str, cwd: Path, env: dict[str, str], server: Path | None = None
+         ) -> subprocess.CompletedProcess:
     """``bash -c line`` in its own session, its output captured; past :data:`HUNG` s it fails
-    with the states of the session's processes and the forked server's, then kills the
-    session's (the SIGTERM line hung once for 120 s under a full suite's load, with nothing
-    said of which process held it)."""
+    with the states of the session's processes and those of the forked server whose folder
+    is ``server`` (None: the installed ``hodyn``), then kills the session's (the SIGTERM
+    line hung once for 120 s under a full suite's load, with nothing said of which process
+    held it)."""
     proc = subprocess.Popen(["bash", "-c", line], cwd=cwd, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
         out, err = proc.communicate(timeout=HUNG)
     except subprocess.TimeoutExpired:
-        # (the session's, and the forked server's: its forks, the commands, show its args)
+        # (the session's, and the server's: its forks, the commands, show its socket's path)
         ps = "\n".join(row for row in subprocess.run(
             ["ps", "-eo", "pid,ppid,sid,stat,wchan:24,args"], capture_output=True,
             text=True).stdout.splitlines() if row.split()[2] in ("SID", str(proc.pid))
-            or "forked_hodyn" in row)
+            or server is not None and str(server) in row)
         os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
+        proc.communicate(timeout=10)
+        which = "installed" if server is None else "forked"
         pytest.fail(f"{line!r} ({which} hodyn) ran past {HUNG} s; its processes then:\n{ps}")
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 

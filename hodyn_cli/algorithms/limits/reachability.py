@@ -415,6 +415,7 @@ def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 #: :func:`_elapsed` on a small path with many rests)
 GAUSS = 5
 NODES, WEIGHTS = np.polynomial.legendre.leggauss(GAUSS)
+NODES.flags.writeable = WEIGHTS.flags.writeable = False  # (shared by every call)
 
 
 def _corners(table: Table, path: Source) -> list[float]:
