@@ -99,6 +99,36 @@ def robot(request):
     return request.param, path, load_model(path)
 
 
+@pytest.fixture(scope="module")
+def iiwa_played():
+    """The rounds' played law on the iiwa's Fourier path with its limits file (0.5 s, 200
+    grid points; torque accelerations among them) and its limits at the grid points: (the
+    grid, the law x, the limits) of tests/test_sequential*.py's programmes."""
+    from test_rates import _iiwa_law
+
+    from hodyn_cli.algorithms.limits import rates
+
+    arc, law, at, rows, reach = _iiwa_law(seconds=0.5, points=200)
+    kept = rates.kept(arc, law, at, rows, reach, lift=False)
+    assert kept is not None and kept[0].played is not None
+    x = kept[0].played
+    return arc.sigma, x, at(0, len(x))
+
+
+def assert_not_imported(argv: list[str], heavy: tuple[str, ...]) -> None:
+    """``hodyn ARGV`` in a fresh interpreter (numpy imported first: numpy 1.24 imports
+    numpy.ma itself) exits 0 without importing any of ``heavy``: a check of sys.modules, not
+    a timing."""
+    code = ("import sys, numpy\nEAGER = set(sys.modules)\n"
+            "from hodyn_cli.cli.app import main\n"
+            f"sys.argv = ['hodyn', *{argv!r}]\n"
+            "try:\n    main()\nexcept SystemExit as e:\n    print('EXIT', e.code)\n"
+            f"print('HEAVY', [m for m in {heavy!r} if m in set(sys.modules) - EAGER])")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.stdout.strip().splitlines()[-2:] == ["EXIT 0", "HEAVY []"], \
+        run.stdout[-300:] + run.stderr[-2000:]
+
+
 def random_cosine(model, t, orders: int, seed: int = 0) -> Trajectory:
     """A smooth motion with exact derivatives up to ``orders`` (amplitudes ~ joint type)."""
     rng = np.random.default_rng(seed)

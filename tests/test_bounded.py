@@ -4,6 +4,7 @@ of making every law at every pair, to the bit."""
 from __future__ import annotations
 
 import numpy as np
+from test_local_bisection import with_nan
 
 from hodyn_cli.algorithms.limits import bounded, local
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law
@@ -63,11 +64,7 @@ def test_the_speedups_and_verdicts_are_every_pairs_to_the_bit_nan_beyond():
     ``local._fit`` at speed-ups across [0, 1]: equal to the bit; a NaN coefficient, on a joint
     that would otherwise be dropped, makes its sample fit at no speed-up."""
     rng = np.random.default_rng(5)
-    taken = _taken(rng, 400)
-    tau, centre, half = taken[0]
-    coefficients = tau.coefficients.copy()
-    coefficients[7, 1, 0] = np.nan
-    taken[0] = (Law(tau.power, coefficients, tau.joint_names, tau.friction), centre, half)
+    taken = with_nan(_taken(rng, 400))
     found = local.speedups(taken)
     assert np.array_equal(found, _old_speedups(taken)) and found[7] == local.SLOWEST
     assert np.any((found > local.SLOWEST) & (found < 0.99))

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from conftest import SAMPLES, URDF, hodyn_here
+from conftest import SAMPLES, URDF, assert_not_imported, hodyn_here
 
 IIWA = str(URDF / "iiwa14.urdf")
 
@@ -217,17 +217,9 @@ def test_csv_to_csv_imports_no_masked_arrays_and_no_toml_parser(tmp_path):
     looking for a mask: the CSV writer wraps each column's buffer instead, 10-15 ms of every
     start that writes CSV) and without tomllib (only a drives, limits, contacts or loops
     file needs it). A check of sys.modules, not a timing."""
-    heavy = ("numpy.ma", "tomllib", "tomli")
     out = tmp_path / "tau.csv"
-    code = ("import sys, numpy\nEAGER = set(sys.modules)\n"  # (numpy 1.24 imports numpy.ma)
-            "from hodyn_cli.cli.app import main\n"
-            f"sys.argv = ['hodyn', 'compute', {IIWA!r}, {str(SAMPLES / 'iiwa14_cosine.csv')!r}, "
-            f"'-o', {str(out)!r}]\n"
-            "try:\n    main()\nexcept SystemExit as e:\n    print('EXIT', e.code)\n"
-            f"print('HEAVY', [m for m in {heavy!r} if m in set(sys.modules) - EAGER])")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.stdout.strip().splitlines()[-2:] == ["EXIT 0", "HEAVY []"], \
-        run.stdout[-300:] + run.stderr[-2000:]
+    assert_not_imported(["compute", IIWA, str(SAMPLES / "iiwa14_cosine.csv"), "-o", str(out)],
+                        ("numpy.ma", "tomllib", "tomli"))
     rows = (SAMPLES / "iiwa14_cosine.csv").read_text().count("\n")
     assert out.read_text().count("\n") == rows  # the header and a row per sample
 

@@ -5,15 +5,13 @@
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import hodyn_cli
-from conftest import URDF
+from conftest import URDF, assert_not_imported
 from hodyn_cli.algorithms.limits.distinct import distinct
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.io.results import write_trajectory
@@ -62,13 +60,5 @@ def test_a_point_to_point_retime_imports_no_masked_arrays_and_no_csv_reader(tmp_
                     segment_duration=[0.5], rate=100.0)
     source, out = tmp_path / "p2p.h5", tmp_path / "out.h5"
     write_trajectory(str(source), traj)
-    heavy = ("numpy.ma", "csv", "scipy")
-    code = ("import sys, numpy\nEAGER = set(sys.modules)\n"
-            "from hodyn_cli.cli.app import main\n"
-            f"sys.argv = ['hodyn', 'retime', {robot!r}, {str(source)!r}, '--optimal', '-q', "
-            f"'-o', {str(out)!r}]\n"
-            "try:\n    main()\nexcept SystemExit as e:\n    print('EXIT', e.code)\n"
-            f"print('HEAVY', [m for m in {heavy!r} if m in set(sys.modules) - EAGER])")
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert run.stdout.strip().splitlines()[-2:] == ["EXIT 0", "HEAVY []"], \
-        run.stdout[-300:] + run.stderr[-2000:]
+    assert_not_imported(["retime", robot, str(source), "--optimal", "-q", "-o", str(out)],
+                        ("numpy.ma", "csv", "scipy"))

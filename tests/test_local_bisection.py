@@ -41,16 +41,22 @@ def test_a_law_is_made_only_where_the_laws_before_keep_their_limits(monkeypatch)
     assert np.array_equal(fits, local._worst(taken, y) <= 1 + TOLERANCE / 10)
 
 
+def with_nan(taken: list[local.Taken]) -> list[local.Taken]:
+    """``taken`` with sample 7's first law's coefficient of joint b at grade 0 NaN."""
+    tau, centre, half = taken[0]
+    coefficients = tau.coefficients.copy()
+    coefficients[7, 1, 0] = np.nan
+    return [(Law(tau.power, coefficients, tau.joint_names, tau.friction), centre, half),
+            *taken[1:]]
+
+
 def test_the_bisection_is_the_worst_uses_to_the_bit_nan_beyond():
     """``speedups`` against the bisection on ``_worst`` (the formulation before): the same
     speed-ups to the bit; a sample whose law is NaN fits at no speed-up (SLOWEST), as a NaN
     maximum is beyond, and ``candidates`` drops it."""
     rng = np.random.default_rng(5)
-    taken = _taken(rng, 300)
-    tau, centre, half = taken[0]
-    coefficients = tau.coefficients.copy()
-    coefficients[7, 1, 0] = np.nan
-    taken[0] = (Law(tau.power, coefficients, tau.joint_names, tau.friction), centre, half)
+    taken = with_nan(_taken(rng, 300))
+    _, centre, half = taken[0]
     lo, hi = np.full(300, local.SLOWEST), np.ones(300)
     for _ in range(local.BISECTIONS):
         mid = (lo + hi) / 2

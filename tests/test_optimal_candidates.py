@@ -146,6 +146,13 @@ def _through(model, shares, seconds: float):
                     segment_duration=[seconds], rate=100.0)
 
 
+def _within_and_valid(model, out) -> None:
+    """The output keeps its limits (check_limits) and passes validate."""
+    q = [out.derivatives[:, k] for k in range(out.orders)]
+    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
+    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+
+
 def _g1_retimed(monkeypatch, shares: list[list[float]], seconds: float):
     """The G1's left arm (stranger_optimal's ``g1-arm``) through the waypoints ``shares``
     (:data:`TURNS`' kind), from rest to rest, ``seconds`` a leg at 100 Hz, retimed: (the
@@ -175,9 +182,7 @@ def test_the_g1_arms_eight_waypoints_fit_fewer_times(monkeypatch):
     assert opt.used == "reachability"
     assert sum(fits) == 5
     assert opt.duration == 0.9191242858883598
-    q = [out.derivatives[:, k] for k in range(out.orders)]
-    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
-    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+    _within_and_valid(model, out)
 
 
 def test_the_finer_scale_tries_its_narrowest_kernel_alone(monkeypatch):
@@ -192,9 +197,7 @@ def test_the_finer_scale_tries_its_narrowest_kernel_alone(monkeypatch):
     assert opt.used == "reachability"
     assert sum(fits) == 3
     assert opt.duration == 0.5458522064373657
-    q = [out.derivatives[:, k] for k in range(out.orders)]
-    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
-    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+    _within_and_valid(model, out)
 
 
 def test_a_law_within_the_rows_is_made_for_the_narrowest_kernel_alone(monkeypatch):
@@ -217,6 +220,4 @@ def test_a_law_within_the_rows_is_made_for_the_narrowest_kernel_alone(monkeypatc
     assert opt.used == "reachability"
     assert set(reaches) == {0.005}
     assert opt.duration == 1.1085158558762065
-    q = [out.derivatives[:, k] for k in range(out.orders)]
-    assert hodyn_cli.check_limits(model, *q[:3], t=out.t).feasible
-    assert hodyn_cli.validate_motion(model, *q, t=out.t).passed
+    _within_and_valid(model, out)

@@ -6,21 +6,9 @@ law."""
 
 import numpy as np
 import pytest
-from test_rates import _iiwa_law
 
 from hodyn_cli.algorithms.limits import rates, reachability, sequential
 from hodyn_cli.algorithms.limits.highs import LP
-
-
-@pytest.fixture(scope="module")
-def iiwa():
-    """The rounds' played law on the iiwa's Fourier path with its limits file (0.5 s, 200
-    grid points; torque accelerations among them) and its limits at the grid points."""
-    arc, law, at, rows, reach = _iiwa_law(seconds=0.5, points=200)
-    kept = rates.kept(arc, law, at, rows, reach, lift=False)
-    assert kept is not None and kept[0].played is not None
-    x = kept[0].played
-    return arc.sigma, x, at(0, len(x))
 
 
 def _raised(sigma, x, limits, monkeypatch) -> tuple[np.ndarray, list]:
@@ -47,12 +35,12 @@ def _largest_share(sigma, x, limits) -> float:
                for limit in limits)
 
 
-def test_the_first_step_keeps_the_torque_acceleration_at_its_played_law(iiwa, monkeypatch):
+def test_the_first_step_keeps_the_torque_acceleration_at_its_played_law(iiwa_played, monkeypatch):
     """The first programme's step, played whole, keeps every limit (to 1e-4 of it: the
     corrections end where no row is beyond its bound by VIOLATED). Uncorrected
     (CORRECTIONS 0, the programmes before) it broke a torque acceleration by more than
     rates.TOLERANCE and was cut to half, its trust region halved."""
-    sigma, x, limits = iiwa
+    sigma, x, limits = iiwa_played
     _, calls = _raised(sigma, x, limits, monkeypatch)
     trust, change = calls[0]
     assert _largest_share(sigma, np.maximum(x + change, 0.0), limits) <= 1 + 1e-4
@@ -62,12 +50,12 @@ def test_the_first_step_keeps_the_torque_acceleration_at_its_played_law(iiwa, mo
     assert plain[1][0] == trust / 2
 
 
-def test_the_corrected_steps_reach_the_law_in_fewer_programmes(iiwa, monkeypatch):
+def test_the_corrected_steps_reach_the_law_in_fewer_programmes(iiwa_played, monkeypatch):
     """With the corrections, 3 programmes (every step kept whole, the region never
     narrowed) against 8 without (the region halved four times), to the same law (1e-5 of
     its duration: 5.8e-6 longer, where the steps' CONVERGED of 1e-3 stops them), within
     every limit at its played law."""
-    sigma, x, limits = iiwa
+    sigma, x, limits = iiwa_played
     out, calls = _raised(sigma, x, limits, monkeypatch)
     assert len(calls) <= 3
     assert min(trust for trust, _ in calls) == sequential.TRUST
@@ -92,14 +80,14 @@ def test_a_rows_bound_moved_moves_the_solution_from_the_last_basis():
     assert lp.slack()[1] == pytest.approx([0.0, 0.0], abs=1e-12)
 
 
-def test_a_correction_that_leaves_no_step_hands_back_the_step_before_it(iiwa, monkeypatch):
+def test_a_correction_that_leaves_no_step_hands_back_the_step_before_it(iiwa_played, monkeypatch):
     """Where the bounds less the step's error leave the programme infeasible (here every
     row's upper bound pushed far below, LP.bound), the programme hands back the step it had
     found before that correction (the first-order one: the same as with CORRECTIONS 0) and
     no basis (the next programme starts from the rows near their bounds)."""
     from hodyn_cli.algorithms.limits import highs
 
-    sigma, x, limits = iiwa
+    sigma, x, limits = iiwa_played
     X = sequential._jets(sigma, x)
     D = sequential._basis(sigma, x, False)
     free = np.zeros(D.n, dtype=bool)

@@ -4,20 +4,8 @@ TRUST, and a step cut short is no sign of convergence."""
 
 import numpy as np
 import pytest
-from test_rates import _iiwa_law
 
 from hodyn_cli.algorithms.limits import rates, reachability, sequential
-
-
-@pytest.fixture(scope="module")
-def iiwa():
-    """The rounds' played law on the iiwa's Fourier path with its limits file (0.5 s, 200
-    grid points) and the limits at the grid points (tests/test_sequential.py's)."""
-    arc, law, at, rows, reach = _iiwa_law(seconds=0.5, points=200)
-    kept = rates.kept(arc, law, at, rows, reach, lift=False)
-    assert kept is not None and kept[0].played is not None
-    x = kept[0].played
-    return arc.sigma, x, at(0, len(x))
 
 
 def _refined(sigma, x, limits, monkeypatch) -> tuple[np.ndarray, list]:
@@ -35,12 +23,12 @@ def _refined(sigma, x, limits, monkeypatch) -> tuple[np.ndarray, list]:
     return out, calls
 
 
-def test_a_region_the_steps_fill_widens_and_fewer_programmes_reach_the_law(iiwa, monkeypatch):
+def test_a_region_the_steps_fill_widens_and_fewer_programmes_reach_the_law(iiwa_played, monkeypatch):
     """From a tenth of the rounds' x (3.2 times its duration), each step held by the region
     widens it (GROW times, up to WIDEST): fewer programmes than with a fixed region (GROW 1:
     14 against 11) to the same law (1e-4); no change of x ever beyond the region's upper
     side, nor below its lower one, at most TRUST of x whatever the upper."""
-    sigma, x, limits = iiwa
+    sigma, x, limits = iiwa_played
     out, calls = _refined(sigma, 0.1 * x, limits, monkeypatch)
     monkeypatch.setattr(sequential, "GROW", 1.0)
     fixed, fixed_calls = _refined(sigma, 0.1 * x, limits, monkeypatch)
@@ -57,12 +45,12 @@ def test_a_region_the_steps_fill_widens_and_fewer_programmes_reach_the_law(iiwa,
             assert np.all(change >= -min(trust, sequential.TRUST) * x0 - slack)
 
 
-def test_a_step_cut_short_is_no_sign_of_convergence(iiwa, monkeypatch):
+def test_a_step_cut_short_is_no_sign_of_convergence(iiwa_played, monkeypatch):
     """CONVERGED so large that any step kept whole ends the programmes, and the first step's
     whole made to fail (its duration infinite): its half is kept, the region narrows to it,
     and the programmes go on (a cut step's small gain is its whole's fault, not the law's
     nearness to the optimum)."""
-    sigma, x, limits = iiwa
+    sigma, x, limits = iiwa_played
     monkeypatch.setattr(sequential, "CONVERGED", 1.0)
     durations, real = [], reachability.law_duration
 
