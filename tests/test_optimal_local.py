@@ -542,8 +542,18 @@ def test_the_first_fit_s_resamplings_left_to_the_local_slowing(monkeypatch, tmp_
     for lazy in (True, False):
         calls: list[int] = []
 
-        def eager(self, motion, fitted, allowed=lazy):
-            return lazily(self, motion, fitted) if allowed else fitted()
+        def eager(self, motion, fitted, allowed=lazy, calls=[]):  # noqa: B006 - per run
+            def failing():  # (the first fit made fails, as validate failed it)
+                calls.append(1)
+                if len(calls) == 1:
+                    raise TrajectoryError("the resampled output fails validate (the test's)")
+                return fitted()
+
+            if not allowed:
+                return failing()
+            with monkeypatch.context() as m:  # (left lazy: as if beyond 1 + CLOSE)
+                m.setattr(optimal, "CLOSE", -1.0)
+                return lazily(self, motion, failing)
 
         def counted(self, chunks, *args, calls=calls):
             calls.append(1)
@@ -616,8 +626,18 @@ def test_a_lazy_fit_that_raises_once_made_runs_reachability_again(monkeypatch, t
             rounds[-1] += 1
             return rated_(self, *args, **kwargs)
 
-        def eager(self, motion, fitted, allowed=lazy):
-            return lazily(self, motion, fitted) if allowed else fitted()
+        def eager(self, motion, fitted, allowed=lazy, calls=[]):  # noqa: B006 - per run
+            def failing():  # (the first fit made fails, as validate failed it)
+                calls.append(1)
+                if len(calls) == 1:
+                    raise TrajectoryError("the resampled output fails validate (the test's)")
+                return fitted()
+
+            if not allowed:
+                return failing()
+            with monkeypatch.context() as m:  # (left lazy: as if beyond 1 + CLOSE)
+                m.setattr(optimal, "CLOSE", -1.0)
+                return lazily(self, motion, failing)
 
         def made_late(self, raised=raised):
             try:
