@@ -542,18 +542,8 @@ def test_the_first_fit_s_resamplings_left_to_the_local_slowing(monkeypatch, tmp_
     for lazy in (True, False):
         calls: list[int] = []
 
-        def eager(self, motion, fitted, allowed=lazy, calls=[]):  # noqa: B006 - per run
-            def failing():  # (the first fit made fails, as validate failed it)
-                calls.append(1)
-                if len(calls) == 1:
-                    raise TrajectoryError("the resampled output fails validate (the test's)")
-                return fitted()
-
-            if not allowed:
-                return failing()
-            with monkeypatch.context() as m:  # (left lazy: as if beyond 1 + CLOSE)
-                m.setattr(optimal, "CLOSE", -1.0)
-                return lazily(self, motion, failing)
+        def eager(self, motion, fitted, allowed=lazy):
+            return lazily(self, motion, fitted) if allowed else fitted()
 
         def counted(self, chunks, *args, calls=calls):
             calls.append(1)
@@ -581,14 +571,15 @@ def test_the_first_fit_s_resamplings_left_to_the_local_slowing(monkeypatch, tmp_
 @pytest.mark.slow
 def test_a_lazy_fit_that_raises_once_made_runs_reachability_again(monkeypatch, tmp_path):
     """The Panda's 3 s Fourier path at 200 Hz (``hodyn generate``) retimed at 50 Hz with its
-    limits file (bench_optimal_rates.py's panda-fourier-50Hz): reachability's first fit is
-    left lazy (the own-speed samples 1.0008 times too fast), the local slowing's law is not
-    kept, and the fit made late (:meth:`Optimal.settled`) raises (its resampled q'''' fails
-    validate): reachability runs once more without the lazy fit, whose output is the same to
-    the bit as where no fit is left lazy (there the first kernel's fit raises in
-    ``attempt``). The run again does not make the failed kernel's rounds again
-    (``Optimal._failed``): as many rounds (``_rated`` calls) as where no fit is left lazy;
-    before, one more (2.3 s of CPU against 1.7-2.0 s, review37). Nor the input's survey
+    limits file (bench_optimal_rates.py's panda-fourier-50Hz), its first full fit failing
+    (as where the resampled output fails validate) and reachability's first fit left lazy
+    (as where the own-speed samples are beyond CLOSE: this path's were, 1.0008, until
+    rates._trimmed put the played law on its limits; no bench input's is now): the fit made
+    late (:meth:`Optimal.settled`) raises, and reachability runs once more without the lazy
+    fit, whose output is the same to the bit as where no fit is left lazy (there the first
+    kernel's fit raises in ``attempt``). The run again does not make the failed kernel's
+    rounds again (``Optimal._failed``): as many rounds (``_rated`` calls) as where no fit is
+    left lazy; before, one more (2.3 s of CPU against 1.7-2.0 s, review37). Nor the input's survey
     and reachability's passes (``Optimal._arcs``): the smoothings alone are tried again
     (``Optimal._smoothings``), the survey and the passes made once either way (before, twice
     where the fit was left lazy, and the passes' progress went back to 0)."""
