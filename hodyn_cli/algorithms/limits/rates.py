@@ -156,6 +156,12 @@ class Usage:
     static: np.ndarray
     order: np.ndarray
 
+    def slower(self) -> np.ndarray:
+        """(M,) the factor of x that brings each point's limit of higher order within (1
+        where it is): ``v^(-1 / (1 + j / 2))`` at share v of a limit of time order j, whose
+        value grows as x^(1 + j / 2) (its static part aside)."""
+        return np.maximum(self.higher, 1.0) ** (-1 / (1 + self.order / 2))
+
 
 def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
     """The :class:`Usage` of the limits ``found`` (at the grid points) by the law whose x ..
@@ -340,7 +346,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         slow = beyond & (use.static > SHARE)
         need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
         full = beyond & ~slow & (half >= most * (1 - 1e-9))  # (no wider: the piece's)
-        slower = np.maximum(use.higher, 1.0) ** (-1 / (1 + use.order / 2))
+        slower = use.slower()
         need = np.minimum(need, np.where(full, slower, 1.0))
         slow |= full
         need = np.minimum(need, np.where(use.affine > 1 + TOLERANCE, 1 / use.affine, 1.0))
@@ -442,7 +448,7 @@ def _trimmed(x: np.ndarray, use: Usage, w: int, usage: Callable[[np.ndarray], Us
     """The played x (``use``: its usage) lowered where a grid point is beyond a limit, in at
     most :data:`TRIMS` steps: each multiplies x by a smooth field at most the share each
     point beyond needs (``1 / v`` of an affine limit at share v, which grows at most as x;
-    ``v^(-1 / (1 + j / 2))`` of one of time order j, :func:`kept`'s ``slower``)
+    ``v^(-1 / (1 + j / 2))`` of one of time order j, :meth:`Usage.slower`)
     :func:`~hodyn_cli.algorithms.limits.reachability.beneath` that need over ``w`` grid
     intervals. The step that leaves the largest share the least is kept: a step that puts
     it no lower ends the trimming (the field's own slope brakes into the lowered place,
@@ -462,9 +468,7 @@ def _trimmed(x: np.ndarray, use: Usage, w: int, usage: Callable[[np.ndarray], Us
         if worst <= 1:
             break
         with np.errstate(divide="ignore"):
-            need = np.minimum(np.where(use.affine > 1, 1 / use.affine, 1.0),
-                              np.where(use.higher > 1,
-                                       use.higher ** (-1 / (1 + use.order / 2)), 1.0))
+            need = np.minimum(np.where(use.affine > 1, 1 / use.affine, 1.0), use.slower())
         trial = x * np.minimum(reachability.beneath(need, w), 1.0)
         use = usage(trial)
         most = float(max(use.affine.max(), use.higher.max()))
