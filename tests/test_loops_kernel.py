@@ -203,7 +203,7 @@ def test_the_solves_in_one_call_are_the_same_numbers(kernel, closed_robots, name
     assert np.array_equal(one_call.jacobians.PJ, stepwise.jacobians.PJ)
     monkeypatch.undo()
     qa = one_call.derivatives[::8, 0][:, c.a]
-    args = (closed, qa, c.cuts, c.reference, np.arange(len(qa)), None, 8, STEP, 30, 3, 1e-13,
+    args = (closed, qa, c.cuts, c.reference, np.arange(len(qa)), None, 8, STEP, 30, 3, c.tol,
             1e-3)
     assert kernel.loop_closed(*args, 2.0, TAYLOR_TOL) is None
     q = kernel.loop_closed(*args, 1e-4, TAYLOR_TOL)[0]
@@ -211,7 +211,7 @@ def test_the_solves_in_one_call_are_the_same_numbers(kernel, closed_robots, name
     full = one_call.derivatives.copy()
     between = np.flatnonzero(np.arange(300) % 8 > 0)[:-1]
     args = (closed, full, tr.t, between, c.cuts, TAYLOR, STEP, TAYLOR_TOL, _hermite(5), 30, 3,
-            1e-13, 1e-3)
+            c.tol, 1e-3)
     assert kernel.loop_between(*args, 2.0, one_call.jacobians.PJ.copy()) is None
     assert kernel.loop_between(*args, 1e-4, one_call.jacobians.PJ.copy()) is not None
     assert np.abs(full - one_call.derivatives).max() < 1e-12

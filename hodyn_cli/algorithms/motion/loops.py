@@ -88,8 +88,11 @@ TAYLOR = 8
 #: ... where the nearest one's Taylor polynomial's last term and its difference from the
 #: Hermite polynomial are below this (rad or m)
 TAYLOR_TOL = 0.05
-#: Newton's tolerance on the kept rows' residual (m, rad) and its iterations per solve
+#: Newton's tolerance (on its step, rad or m, and on the kept rows' residual, m or rad, both
+#: times the loops' length where it is below 1 m: :func:`_length`) and its iterations per solve
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
+#: the largest residual (m, rad, times the loops' length below 1 m) of loops that close
+CLOSED_TOL = 1e-9
 #: a Newton step below this share of the one before: quadratic convergence (see _newton)
 QUADRATIC = 1e-3
 #: Newton's iterations in each step of a continuation but its last (that one: ITERATIONS)
@@ -104,6 +107,23 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     if used.size == 0:
         return None
     return sum(R[..., c] * x[:, c, None] for c in used)
+
+
+def _length(J: np.ndarray) -> float:
+    """The loops' length (m, at most 1): J's (R, n) largest singular value, the lever (m per
+    rad) of the joints on the cut points. A residual of c (m) is a joint error of c / length
+    (rad), so Newton's residual tolerances are times it: absolute ones let a linkage of a few
+    mm stop 1e-9 rad from its solution, and its derivatives (the implicit function theorem at
+    those q) then failed ``validate``'s differences by 1e-8 (tests/test_loops_scale.py). Not
+    above 1: a large linkage's angles keep their 1e-13 rad (the step's tolerance is one with
+    the residual's in the compiled kernel).
+
+    >>> _length(np.array([[0.0, 0.003], [0.004, 0.0]]))
+    0.004
+    >>> _length(np.array([[2.0, 0.0]]))
+    1.0
+    """
+    return min(1.0, float(np.linalg.norm(J, 2)))
 
 
 def _largest(x: np.ndarray) -> np.ndarray:
@@ -286,6 +306,9 @@ class Closed(coupling.Coupling):
         self.cuts = self._cuts()
         self.reference = self._assemble(loops.guess)
         J = self.residual(self.reference[None])[1][0]
+        #: the loops' length (m, at most 1: :func:`_length`) and Newton's tolerance for them
+        self.length = _length(J)
+        self.tol = RESIDUAL_TOL * self.length
         # rows exactly 0 there (a planar mechanism's out-of-plane row) stay out of P exactly:
         # their constraint forces are then exactly 0, whatever rounding the SVD does
         live = np.abs(J).max(axis=1) > 0
@@ -465,10 +488,10 @@ class Closed(coupling.Coupling):
             c, J = self.residual(q[None])
             step = np.linalg.lstsq(J[0][:, self.p], c[0], rcond=RANK_TOL)[0]
             q[self.p] -= step
-            if np.abs(step).max() < RESIDUAL_TOL:
+            if np.abs(step).max() < RESIDUAL_TOL * _length(J[0]):
                 break
-        c, _ = self.residual(q[None])
-        if np.abs(c).max() > 1e-9:
+        c, J = self.residual(q[None])
+        if np.abs(c).max() > CLOSED_TOL * _length(J[0]):
             raise HodynError(f"the loops do not close from [guess] (residual {np.abs(c).max():.3g}"
                              " m/rad after Newton): give the passive joints' positions near an "
                              "assembly", self.loops.source)
@@ -503,7 +526,7 @@ class Closed(coupling.Coupling):
         kernel = self._kernel()
         if kernel is not None and (rates is None or self._kernel(rates[0].shape[1] - 1)):
             found = kernel.loop_closed(self.model, qa, self.cuts, self.reference, ids, t,
-                                       coarse, STEP, ITERATIONS, STEP_ITERATIONS, RESIDUAL_TOL,
+                                       coarse, STEP, ITERATIONS, STEP_ITERATIONS, self.tol,
                                        QUADRATIC, SINGULAR_TOL ** 0.5, TAYLOR_TOL, rates,
                                        data=self._backend_data()[1])
             if found is not None:
@@ -546,7 +569,7 @@ class Closed(coupling.Coupling):
         its span (:meth:`_kept`) at the samples ``samples``, once the loops are closed there
         and the kept rows still span J's (Newton screened ``P J_p`` at every step:
         :meth:`_nonsingular`)."""
-        bad = _largest(c) > 1e-9
+        bad = _largest(c) > CLOSED_TOL * self.length
         if bad.any():
             raise HodynError(f"{self._where(t, int(samples[bad.argmax()]))}: the loops cannot "
                              f"close there (residual {np.abs(c[bad.argmax()]).max():.3g})")
@@ -579,14 +602,14 @@ class Closed(coupling.Coupling):
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                 samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Newton's steps on q (M, n) in place until the largest is below ``RESIDUAL_TOL``,
+        """Newton's steps on q (M, n) in place until the largest is below ``tol``,
         or until one from a kept residual ``P c`` below it converged quadratically (the step
         under ``QUADRATIC`` times the one before: the next would be below rounding; near a
         singular configuration Newton converges linearly and goes on). Returns the residual
         c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
         implicit function theorem use, where the last step started. The compiled kernel's
         where it runs (each sample stops on its own, so that a sample's numbers do not depend
-        on which samples share its batch; where its last step was not below ``RESIDUAL_TOL``,
+        on which samples share its batch; where its last step was not below ``tol``,
         a quadratic stop, the three are evaluated once more at its end); numpy's (the
         reference: the batch stops together) where the kernel finds ``P J_p`` near singular.
 
@@ -599,12 +622,12 @@ class Closed(coupling.Coupling):
             return (*self._newton_numpy(q, iterations, t, samples), np.zeros(len(q), bool))
         if rates is not None and self._kernel(rates[0].shape[1] - 1) is not None:
             out, c, PJ, off, ok = kernel.loop_newton(
-                self.model, q, self.cuts, iterations, RESIDUAL_TOL, QUADRATIC,
+                self.model, q, self.cuts, iterations, self.tol, QUADRATIC,
                 SINGULAR_TOL ** 0.5, (rates[0], samples, rates[1]), data=self._backend_data()[1])
             rated = ok
         else:
             out, c, PJ, off, ok = kernel.loop_newton(self.model, q, self.cuts, iterations,
-                                                     RESIDUAL_TOL, QUADRATIC, SINGULAR_TOL ** 0.5,
+                                                     self.tol, QUADRATIC, SINGULAR_TOL ** 0.5,
                                                      data=self._backend_data()[1])
             rated = np.zeros(len(q), bool)
         if not ok.all():   # (from where the kernel stopped)
@@ -626,7 +649,7 @@ class Closed(coupling.Coupling):
             step = np.linalg.solve(Jp, Pc)[..., 0]
             q[:, self.p] -= step
             size = np.abs(step).max(initial=0.0)
-            if size < RESIDUAL_TOL or (np.abs(Pc).max(initial=0.0) < RESIDUAL_TOL
+            if size < self.tol or (np.abs(Pc).max(initial=0.0) < self.tol
                                        and size < QUADRATIC * before):
                 break
             before = size
@@ -719,7 +742,7 @@ class Closed(coupling.Coupling):
         if kernel is not None and self._kernel(full.shape[1] - 1) is not None:
             found = kernel.loop_between(
                 self.model, full, t, samples, self.cuts, TAYLOR, STEP, TAYLOR_TOL,
-                _hermite(full.shape[1]), ITERATIONS, STEP_ITERATIONS, RESIDUAL_TOL, QUADRATIC,
+                _hermite(full.shape[1]), ITERATIONS, STEP_ITERATIONS, self.tol, QUADRATIC,
                 SINGULAR_TOL ** 0.5, jacobians, data=self._backend_data()[1])
             if found is not None:
                 c, PJ, off = found
@@ -743,7 +766,7 @@ class Closed(coupling.Coupling):
                     part, ITERATIONS, t, samples[near], (full, jacobians))
                 q[near] = part
         # wandered off, or not closed: continued instead (the checks then judge)
-        far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > RESIDUAL_TOL ** 0.5)
+        far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > self.tol ** 0.5)
         if far.any():
             q[far], c[far], PJ[far], off[far], rated[far] = self._continued(
                 full[anchor[far], 0], qa[far], t, samples[far], (full, jacobians))

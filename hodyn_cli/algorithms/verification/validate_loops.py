@@ -36,7 +36,8 @@ from hodyn_cli.errors import HodynError
 __all__ = ["Closure", "Differences", "GROUP"]
 
 GROUP = "loops"
-#: the loops' residual at a checked sample that passes (m, rad): Newton's, with margin
+#: the loops' residual at a checked sample that passes (m, rad), times the loops' length
+#: where it is below 1 m (``Closed.length``): Newton's, with margin
 CLOSURE_TOL = 1e-10
 
 
@@ -76,9 +77,10 @@ class Closure:
 
     def checks(self) -> list[Check]:
         model, method, rtol = self.model, self.method, self.rtol
+        allowed = CLOSURE_TOL * self.closed.length
         return [Check(GROUP, "closure residual |c(q)| (m, rad)",
-                      "pass" if self.residual <= CLOSURE_TOL else "fail", self.residual,
-                      self.residual, CLOSURE_TOL, detail="the loops at the checked samples"),
+                      "pass" if self.residual <= allowed else "fail", self.residual,
+                      self.residual, allowed, detail="the loops at the checked samples"),
                 self.passive.check(GROUP, "qd (passive) vs G qd_a", rtol, model, method,
                                    self.closed.p),
                 self.power.check(GROUP, "virtual power: tau_a . qd_a vs tau_full . qd_full",

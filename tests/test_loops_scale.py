@@ -1,0 +1,59 @@
+"""Closed loops at any size: Newton's tolerances are relative to the loops' length
+(``loops._length``), so a linkage of a few micrometres closes as precisely, in its angles,
+as the same linkage of a metre. Before, the residual's tolerance was 1e-13 m: the four-bar
+scaled to 1e-5 stopped Newton ~1e-9 rad from the loop and its passive joints' derivatives
+were off by 1e-10 (kernel) to 1e-9 (numpy) of their size, which failed ``validate``'s
+differences (35 um: 1.4e-8 against 1e-8)."""
+from __future__ import annotations
+
+import contextlib
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hodyn_cli.algorithms import backends
+from hodyn_cli.api import close_loops, load_robot
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _scaled(folder: Path, length: float, mass: float) -> tuple[str, str]:
+    """urdf/fourbar.urdf and its loops file with every length times ``length`` and every
+    mass times ``mass`` (inertias times mass length^2): the same motion in angles."""
+    urdf = (ROOT / "urdf" / "fourbar.urdf").read_text()
+    urdf = re.sub(r'(?<=<origin )xyz="([^"]+)"', lambda m: 'xyz="{}"'.format(
+        " ".join(repr(float(v) * length) for v in m.group(1).split())), urdf)
+    urdf = re.sub(r'(?<=<mass value=")([^"]+)', lambda m: repr(float(m.group(1)) * mass), urdf)
+    urdf = re.sub(r'(?<=i[xyz][xyz]=")([^"]+)',
+                  lambda m: repr(float(m.group(1)) * mass * length ** 2), urdf)
+    loops = re.sub(r"xyz = \[([^\]]+)\]", lambda m: "xyz = [{}]".format(
+        ", ".join(repr(float(v) * length) for v in m.group(1).split(","))),
+        (ROOT / "urdf" / "fourbar_loops.toml").read_text())
+    (folder / "f.urdf").write_text(urdf)
+    (folder / "f_loops.toml").write_text(loops)
+    return str(folder / "f.urdf"), str(folder / "f_loops.toml")
+
+
+@pytest.fixture(scope="module")
+def crank() -> tuple[np.ndarray, np.ndarray]:
+    rows = np.loadtxt(ROOT / "sample_trajectories" / "fourbar_crank.csv", delimiter=",",
+                      skiprows=1)
+    return rows[:, 0], rows[:, 1:].reshape(len(rows), -1, 1)
+
+
+@pytest.mark.parametrize("backend", [None, "numpy"])   # (None: the default, the kernel's)
+def test_a_micrometre_linkage_closes_as_precisely_as_a_metre_one(tmp_path, crank, backend):
+    t, qs = crank
+    with backends.use(backend) if backend else contextlib.nullcontext():
+        one = close_loops(load_robot(str(ROOT / "urdf" / "fourbar.urdf")),
+                          str(ROOT / "urdf" / "fourbar_loops.toml"))
+        tiny = close_loops(load_robot(_scaled(tmp_path, 1e-5, 1e-15)[0]),
+                           _scaled(tmp_path, 1e-5, 1e-15)[1])
+        # the lever of the joints on the cut (m per rad) scales with the linkage
+        assert tiny.coupling.length == pytest.approx(1e-5 * one.coupling.length, rel=1e-9)
+        assert one.coupling.length < 1.0
+        a, b = one.coupling.joint_rates(qs, t), tiny.coupling.joint_rates(qs, t)
+    err = np.abs(b - a).max(axis=(0, 2)) / np.abs(a).max(axis=(0, 2))
+    assert err.max() < 1e-12, err
