@@ -761,8 +761,8 @@ def test_the_smoothed_law_leaves_a_rest_no_faster_than_the_law():
     tail = x[::-1]
     carried = min(tail[1] - tail[0], 2 * (tail[1] - tail[0]) - (tail[2] - tail[1])) / h
     for ends, bound in ((slice(None, 4), 4.0), (slice(None, -5, -1), carried)):
-        assert reachability._slope(smooth[ends]) / h > 4 * 1.05  # (the kernel's: 4.24)
-        assert reachability._slope(low[ends]) / h <= bound * (1 + 1e-4), (bound, low[ends])
+        assert reachability.end_slope(smooth[ends]) / h > 4 * 1.05  # (the kernel's: 4.24)
+        assert reachability.end_slope(low[ends]) / h <= bound * (1 + 1e-4), (bound, low[ends])
     assert abs(carried - 3.6) < 1e-9
 
 

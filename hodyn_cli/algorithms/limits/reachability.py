@@ -1333,7 +1333,7 @@ def _lowered(x: Column, smooth: Column, reach: int) -> Column:
         law, smoothed_end = x[inward], smooth[inward]
         if end:
             law, smoothed_end = law[::-1], smoothed_end[::-1]
-        slope, smooth_slope = law[1] - law[0], _slope(smoothed_end)
+        slope, smooth_slope = law[1] - law[0], end_slope(smoothed_end)
         if end:  # (u bound at its interval's first point: carried on to the end's)
             slope = min(slope, 2 * slope - (law[2] - law[1]))
         ends.append(slope / smooth_slope if slope > 0 and smooth_slope > slope * (
@@ -2008,7 +2008,7 @@ class Warped:
         return tau, warp
 
 
-def _slope(x: np.ndarray) -> float:
+def end_slope(x: np.ndarray) -> float:
     """The slope (per grid interval) at x[0] of the cubic through x[0] .. x[3]: the law's
     spline's end slope (:func:`law_spline`)."""
     return float(-11 * x[0] + 18 * x[1] - 9 * x[2] + 2 * x[3]) / 6
@@ -2076,7 +2076,7 @@ def _ends(sigma: Grid, x: np.ndarray) -> tuple[list[tuple[int, float]],
     ends = []
     for end, sign in ((x[:4], 1.0), (x[:-5:-1], -1.0)):
         curvature = 2 * end[0] - 5 * end[1] + 4 * end[2] - end[3]
-        ends.append([(1, sign * _slope(end) / h), (2, curvature / h**2)])
+        ends.append([(1, sign * end_slope(end) / h), (2, curvature / h**2)])
     return ends[0], ends[1]
 
 
