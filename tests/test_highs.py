@@ -247,3 +247,26 @@ def test_rows_whose_slack_is_basic_dropped_leave_the_optimum_and_its_basis():
     assert c @ warm == pytest.approx(c @ cold(c, held, lb_held, ub_held, lower, upper),
                                      rel=1e-9)
     assert lp.slack()[1].min() > -1e-7  # (every row held within its bounds)
+
+
+def test_a_basis_without_rows_whose_slack_is_basic_starts_the_rest_at_its_optimum():
+    """highs.without drops from a basis the rows where the mask is False, each one basic
+    (highs.basic): the programme of the rows kept starts from it at the same optimum (no
+    iteration), the basis handed in unchanged."""
+    from hodyn_cli.algorithms.limits.highs import basic, without
+
+    c, A, lb, ub, lower, upper = programme()
+    lp = LP(c, lower, upper)
+    lp.add(A, lb, ub)
+    x = lp.solve()
+    basis = lp.basis()
+    assert x is not None and basis is not None
+    slack = basic(basis)
+    assert np.array_equal(slack, lp.slack()[0]) and 0 < (~slack).sum() < slack.sum()
+    keep = ~slack | (np.arange(len(lb)) % 3 == 0)  # (the binding rows and a third of the rest)
+    kept = LP(c, lower, upper)
+    kept.add(A[keep], lb[keep], ub[keep])
+    kept.start(without(basis, keep))
+    assert len(basis.row_status) == len(lb)
+    again = kept.solve()
+    assert kept.iterations == 0 and np.allclose(again, x, rtol=0, atol=1e-12)

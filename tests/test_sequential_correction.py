@@ -100,3 +100,26 @@ def test_a_correction_that_leaves_no_step_hands_back_the_step_before_it(iiwa_pla
     monkeypatch.setattr(sequential, "CORRECTIONS", 0)
     plain, _ = sequential._programme(models, D, free, X[:, 0], sigma, sequential.TRUST)
     assert np.array_equal(delta, plain)
+
+
+def test_a_correction_reads_the_change_of_x_its_rows_were_checked_on(iiwa_played, monkeypatch):
+    """_errors takes the step's change of x as the solution's own dX (_Columns.at's, which
+    its rows were just checked on), not made again from the coefficients (D.at: the same
+    to rounding, one product more, sequential._programme's before)."""
+    sigma, x, limits = iiwa_played
+    made, given = [], []
+    at, errors = sequential._Columns.at, sequential._errors
+
+    def spied_at(self, delta):
+        made.append(at(self, delta))
+        return made[-1]
+
+    def spied_errors(sigma, x0, change, *args):
+        given.append(np.shares_memory(change, made[-1])
+                     and np.array_equal(change, made[-1][:, 0]))
+        return errors(sigma, x0, change, *args)
+
+    monkeypatch.setattr(sequential._Columns, "at", spied_at)
+    monkeypatch.setattr(sequential, "_errors", spied_errors)
+    sequential.raised(sigma, x, lambda a, b: limits, [(0, len(x))], rates.TOLERANCE, False)
+    assert given and all(given), given

@@ -825,8 +825,9 @@ def _programme(models: list[_Model], D: _Basis, free: np.ndarray, x0: np.ndarray
         if not len(new.side) and corrections < CORRECTIONS:
             # (the rows kept: the limits themselves, at the step's played law? Else the
             # bounds less the step's error, and the rows they break, as any broken row)
-            change = D.at(_coefficients(delta, cols, scale, n))[:, 0]
-            errors = _errors(sigma, x0, change, changes, plain, plain_beyond, played)
+            # (x's change: the solution's dX, which its rows were just checked on; made
+            # again from the coefficients, it was the same to rounding, one more product)
+            errors = _errors(sigma, x0, dX[:, 0], changes, plain, plain_beyond, played)
             if errors is not None:
                 corrections += 1
                 uncorrected = delta
