@@ -327,9 +327,11 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
         return _earliest_with_friction(law, lower, upper)
     c = c if len(cols) == m else c[:, cols]
     centre, half = (lower[cols] + upper[cols]) / 2, (upper[cols] - lower[cols]) / 2
-    a0 = (c[..., 0] if power == 0 else np.zeros((N, len(cols)))) - centre  # at rest
-    beyond = np.abs(a0) > half * (1 + TOLERANCE)
-    half = np.maximum(half, np.abs(a0))  # on the limit within rounding: the band through it
+    # (at rest; a law of power > 0 is 0 there at every sample: one row, read broadcast)
+    a0 = c[..., 0] - centre if power == 0 else np.broadcast_to(0.0 - centre, (N, len(cols)))
+    rest = np.abs(a0)
+    beyond = rest > half * (1 + TOLERANCE)
+    half = np.maximum(half, rest)  # on the limit within rounding: the band through it
     exact = np.where(beyond, 0.0, np.inf)
     solved = beyond.copy()
     every = np.arange(len(cols))
@@ -346,12 +348,22 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
 
     best, at = exact.min(axis=0), np.ones(len(cols))
     moves = _with_terms(c, int(power == 0))  # (N, m): the sample has a law
+    if not moves.any():  # (a position's: constant in x, its crossings at rest alone)
+        first = np.argmin(exact, axis=0)
+        x[cols], row[cols] = exact[first, every], first
+        return x, row
     active = moves.any(axis=0) & (best > 0)  # joints whose best may still improve
     for _ in range(ROUNDS):  # the sample farthest out of its band at the best crossing so far
         if not active.any():
             break
-        out = np.abs(_graded(c, power, at) - centre) / half
-        seed = np.argmax(np.where(solved, -np.inf, out), axis=0)[active]
+        # (made in place, the solved samples put at -inf by their indices: the same numbers
+        # as ``np.where(solved, -inf, |v - centre| / half)``, a quarter of the arrays)
+        out = _graded(c, power, at)
+        out -= centre
+        np.abs(out, out=out)
+        out /= half
+        out[solved] = -np.inf
+        seed = np.argmax(out, axis=0)[active]
         solve(seed, every[active])
         before = best[active]
         best[active] = found = np.minimum(before, exact[seed, every[active]])
@@ -361,8 +373,10 @@ def earliest(law: Law, lower: np.ndarray, upper: np.ndarray) -> tuple[np.ndarray
     if power == 0:
         rising[..., 0] = falling[..., 0] = 0.0
     with np.errstate(invalid="ignore"):  # best = inf: every sample that moves may
-        may = ((a0 + _graded(rising, power, best) >= half)
-               | (a0 + _graded(falling, power, best) <= -half))
+        up, down = _graded(rising, power, best), _graded(falling, power, best)
+        up += a0  # (in place: the same sums)
+        down += a0
+        may = (up >= half) | (down <= -half)
     rows, joints = np.nonzero(~solved & moves & may)
     if len(rows) > len(cols):  # terms that cancel: a finer test first
         keep = _may_leave(dense(rows, joints), half[rows, joints], best[joints])
@@ -519,11 +533,17 @@ def _safe_crossings(p: np.ndarray, f: np.ndarray, half: np.ndarray, group: np.nd
 def _graded(coefficients: np.ndarray, power: int, x) -> np.ndarray:
     """``x^power sum_p coefficients_p x^(2p)``, coefficients (..., P+1), x broadcasting over
     the rest (x = inf: +-inf, or NaN (0 inf) where there is no such term)."""
-    y = x * x
     S = coefficients[..., -1]
-    for p in range(coefficients.shape[-1] - 2, -1, -1):  # Horner in x^2
-        S = S * y + coefficients[..., p]
-    return S * x**power
+    if coefficients.shape[-1] == 1:
+        return S * x**power
+    y = x * x
+    S = S * y  # (then in place: the same products and sums as ``S * y + c_p``, fewer arrays)
+    S += coefficients[..., -2]
+    for p in range(coefficients.shape[-1] - 3, -1, -1):  # Horner in x^2
+        S *= y
+        S += coefficients[..., p]
+    S *= x**power
+    return S
 
 
 def _may_leave(a: np.ndarray, half: np.ndarray, b: np.ndarray, points: int = GRID) -> np.ndarray:
