@@ -36,8 +36,9 @@ L_b^T`` (Lee & Park 2018; to second order twice their entropic, log-det, diverge
 unitless and the same in any body frame, it holds the parameters the data cannot see at
 the URDF's and pulls the others with the weight of ``w`` measurements. A URDF body whose J0
 is singular (a point mass, a massless link) is given ``J0 + 1e-3 lambda_max(J0) 1`` (or 1e-6
-1 if it is zero) as its prior centre. Drive parameters are held by their relative
-distance to the drives file's value (or absolute, in SI units, below 1).
+1 if it is zero) as its prior centre, both in units of the body's own size
+(:func:`_prior_centre`). Drive parameters are held by their relative distance to the
+drives file's value (or absolute, in SI units, below 1).
 
 >>> pi = np.array([2.0, 0.2, 0.0, 0.0, 0.01, 0.0, 0.03, 0.0, 0.0, 0.03])  # a rod, c = 0.1 x
 >>> J = pseudo_inertia(pi[None])
@@ -133,12 +134,30 @@ def closest_parameters(beta: np.ndarray, base_map: np.ndarray, prior: np.ndarray
 
 
 def _prior_centre(J0: np.ndarray) -> np.ndarray:
-    """J0, regularized where singular (module docstring)."""
-    lam = np.linalg.eigvalsh(J0)
+    """J0, regularized where singular (module docstring), both in units of each body's own
+    size: ``J0 = D Jn D`` with ``D = diag(r, r, r, 1)``, r its radius of gyration about its
+    frame's origin (``sqrt(tr Sigma / m)``; 1 m where it has none), and the test and the
+    added ``SINGULAR_PRIOR lambda_max 1`` on Jn. On J0 itself they compared Sigma (kg m^2)
+    with m (kg): the lift ~1e-3 m (every body of the gripper arm counts as singular) is
+    small against Sigma at 1 m but swamped it at 1e-3 (a blob of 1e-3 the mass spread over
+    a metre), the prior distance of the 1 m arm's identified parameters was 128x its value
+    at 1 m, and the solver stopped unconverged with
+    masses 0.57x to 7x the 1 m arm's at 1e-3 and 1e-2 (20x to 28x in mm); now they agree to
+    2e-4 from 1e-3 to 1e3 (tests/test_identify_scale.py)."""
+    m, spread = J0[:, 3, 3], np.trace(J0[:, :3, :3], axis1=1, axis2=2)
+    ok = (m > 0) & (spread > 0)
+    r = np.where(ok, np.sqrt(np.where(ok, spread, 1.0) / np.where(ok, m, 1.0)), 1.0)
+    d = np.ones((len(J0), 4))
+    d[:, :3] = r[:, None]
+    Jn = J0 / (d[:, :, None] * d[:, None, :])
+    lam = np.linalg.eigvalsh(Jn)
     top = np.maximum(lam[:, -1], 0.0)
     singular = lam[:, 0] <= SINGULAR_PRIOR * top
-    add = np.where(top > 0, SINGULAR_PRIOR * top, 1e-6)
-    return J0 + np.where(singular, add, 0.0)[:, None, None] * np.eye(4)
+    # a URDF body that is no rigid body (lambda_min < 0: four of the iiwa's) is lifted by
+    # |lambda_min| more, to SINGULAR_PRIOR lambda_max; on J0 the kg-sized lift had covered it
+    add = np.where(top > 0, SINGULAR_PRIOR * top - np.minimum(lam[:, 0], 0.0), 1e-6)
+    return (Jn + np.where(singular, add, 0.0)[:, None, None] * np.eye(4)) * d[:, :, None] \
+        * d[:, None, :]
 
 
 def _spd_log_residuals(M: np.ndarray) -> np.ndarray:

@@ -88,7 +88,7 @@ from math import factorial
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.backends.numpy.ik import Task, condition_numbers, matvec, pose_error
+from hodyn_cli.algorithms.backends.numpy.ik import Task, condition_numbers, jacobians, matvec, pose_error
 from hodyn_cli.algorithms.backends.numpy.spatial import spatial_twists
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.motion import LinkMotion
@@ -280,6 +280,7 @@ class InverseKinematics:
         #: what the backends' operations take of the task
         self.spec = Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), task)
         self.path, self.m, self.redundant = self.spec.path, self.spec.m, self.spec.redundant
+        self.unit = length_unit(model, self.spec)
         self.data = data   # the backend's Data for the model (the caller's, per request)
         if q0 is None:
             q0 = [default_lock_value(model, i) for i in range(model.n)]
@@ -345,6 +346,7 @@ class InverseKinematics:
         self.before = self.state if b - a == 1 else \
             (None if t is None else float(t[b - 2]), out[b - 2].copy())
         self.state = (None if t is None else float(t[b - 1]), out[b - 1].copy())
+        cond[a:b] = self._balanced(out[a:b, 0], cond[a:b])
         self.last_condition = float(cond[b - 1])
         bad = np.flatnonzero(cond[a:b] > self.max_condition)
         if bad.size:
@@ -360,6 +362,21 @@ class InverseKinematics:
         j = a + int(np.argmax(cond[a:b]))
         if cond[j] > self.condition_max[0]:
             self.condition_max = (float(cond[j]), None if t is None else float(t[j]), self.done + j)
+
+    def _balanced(self, q: np.ndarray, cond: np.ndarray) -> np.ndarray:
+        """The condition numbers (N,) of J_t at q (N, n) with its translational rows in the
+        arm's own :func:`length_unit`; ``cond`` (the backend's, rows in metres) where that unit
+        is 1 m or the task is a position's (all its rows in metres: no unit to choose). A pose
+        Jacobian's rows are rad/rad and m/rad, so in metres its condition number grows like
+        the arm's size or its inverse, and the verdict ``> max_condition`` with it: the iiwa
+        scaled to 1.3 mm was refused as near-singular at the first sample of a Fourier motion
+        (8.4e4 > 1e4), and so was the iiwa exported in millimetres further on (2.2e4), poses
+        the 1.3 m arm passes (tests/test_ik_scale.py: 1e3 and 1e2 times the 1 m values)."""
+        if self.unit == 1.0 or self.task != "pose":
+            return cond
+        Jt = jacobians(self.spec, q)[3].copy()
+        Jt[:, 3:] /= self.unit
+        return condition_numbers(Jt)
 
     def _branch_note(self) -> str:
         """Which branch the motion follows, where the first pose has several."""
@@ -379,7 +396,7 @@ class InverseKinematics:
         rows = slice(s, s + 1)
         q = self._predict(motion, rows)
         closest, err = self._newton(self._damped(q, motion, rows), motion, rows)
-        c = condition_numbers(self._pose_error(closest, motion, rows)[3])[0]
+        c = self._balanced(closest, condition_numbers(self._pose_error(closest, motion, rows)[3]))[0]
         where = f"{self._when(motion, s)}: {reason}"
         if len(self.path) == self.m:
             found = self._solutions(motion, s, q[0])
@@ -681,6 +698,25 @@ class InverseKinematics:
                              f"{k} at {self._when(motion, rows.start + s)} (misses by "
                              f"{miss[s, k]:.3g})")
         return qs, cond
+
+
+def length_unit(model: Model, task: Task) -> float:
+    """The power of ten nearest the arm's reach (m): the lengths of the joints' offsets along
+    the path to the link and the link's own offset, at q = 0. A power of ten, so that every
+    arm of 0.32 to 3.2 m keeps its condition numbers in metres bit for bit (and the meaning
+    of ``--max-condition`` it was tuned on), and one scaled by 10^k sees exactly the same
+    verdicts; 1 where the reach is 0 (a link at the root's origin).
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "iiwa14.urdf")
+    >>> frame = model.links["iiwa_link_ee"]
+    >>> length_unit(model, Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), "pose"))
+    1.0
+    """
+    reach = float(np.linalg.norm(model.B[task.path, :3, 3], axis=1).sum()
+                  + np.linalg.norm(task.frame.T[:3, 3]))
+    return 10.0 ** round(np.log10(reach)) if reach > 0 else 1.0
 
 
 def spatial_motion(motion: LinkMotion) -> LinkMotion:

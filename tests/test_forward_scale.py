@@ -1,0 +1,45 @@
+"""Forward dynamics at any size: the mass matrix's regularity is judged on its Jacobi-scaled
+matrix (``forward._jacobi_regular``), in units of each coordinate's own inertia. Before, on
+M's own eigenvalues, which mix kg m^2 (revolute joints) and kg (prismatic ones): the gripper
+arm (both) scaled to 10 um had eigenvalues 3.4e-14 .. 1.6, below the 1e-12 ratio, and was
+refused as singular; its motion is the 1 m arm's, lengths times 1e-5."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
+from hodyn_cli.core.trajectory import Trajectory
+from hodyn_cli.modeling.urdf import load_model
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _scaled(folder: Path, length: float) -> Path:
+    """urdf/gripper_arm.urdf with every length times ``length`` (the prismatic joints'
+    limits too), masses as they are (inertias times length^2)."""
+    urdf = (ROOT / "urdf" / "gripper_arm.urdf").read_text()
+    times = lambda f: lambda m: " ".join(repr(float(v) * f) for v in m.group(0).split())  # noqa: E731
+    urdf = re.sub(r'(?<=<origin xyz=")[^"]+', times(length), urdf)
+    urdf = re.sub(r'(?<=i[xyz][xyz]=")[^"]+', times(length ** 2), urdf)
+    urdf = re.sub(r'(?<=<box size=")[^"]+', times(length), urdf)
+    urdf = re.sub(r'(?<=lower=")[^"]+|(?<=upper=")[^"]+', times(length), urdf)
+    out = folder / "g.urdf"
+    out.write_text(urdf)
+    return out
+
+
+def test_a_10_um_arm_with_prismatic_joints_moves_as_the_1_m_one(tmp_path):
+    L = 1e-5
+    one, tiny = load_model(ROOT / "urdf" / "gripper_arm.urdf"), load_model(_scaled(tmp_path, L))
+    unit = np.array([L if k == "prismatic" else 1.0 for k in one.joint_types])  # q: m or rad
+    rng = np.random.default_rng(0)
+    q = rng.uniform(-0.3, 0.3, (3, 2, one.n)) * [[0.1], [1.0]]
+    tau = rng.normal(size=(3, 1, one.n))
+    a = forward_dynamics(one, Trajectory(one.joint_names, q), tau).qs
+    # torques N m times L^2, forces N times L; gravity times L: the same motion in angles
+    b = forward_dynamics(tiny, Trajectory(one.joint_names, q * unit), tau * L**2 / unit,
+                         gravity=(0.0, 0.0, -9.81 * L)).qs   # raised ModelError before
+    np.testing.assert_allclose(b[:, 0], a[:, 0] * unit, rtol=1e-9, atol=0)
