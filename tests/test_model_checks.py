@@ -45,6 +45,8 @@ BROKEN = {
     "a revolute screw with a linear part": ("X", lambda X: _set(X, (0, 4), 0.1), "screw X"),
     "a rotation that is not one": ("B", lambda B: _set(B, (1, 0, 1), 0.3), "rigid transformation"),
     "an asymmetric inertia": ("inertias", lambda M: _set(M, (0, 0, 1), M[0, 0, 1] + 1e-3), "symmetric"),
+    "a microgram body's asymmetric inertia": (
+        "inertias", lambda M: _set(M * 1e-9, (1, 0, 1), M[1, 0, 1] * 1e-9 + 1e-15), "symmetric"),
     "an inertia that is not a rigid body's": ("inertias", lambda M: _set(M, (0, 4, 4), M[0, 3, 3] + 1),
                                               "rigid-body inertia"),
     "a joint mimicking itself": ("mimic", lambda m: _set(m, (2, 0), 2), "mimic leader"),

@@ -469,8 +469,14 @@ def without_free_root(model: Model) -> Model | None:
 
 
 def _rigid_body_inertia(M: np.ndarray) -> bool:
-    """M (6, 6) is ``[[I, skew(h)], [-skew(h), m 1]]`` with I symmetric (to TOL)."""
-    scale = max(1.0, np.abs(M).max())
+    """M (6, 6) is ``[[I, skew(h)], [-skew(h), m 1]]`` with I symmetric (to TOL of its
+    largest entry: with a floor of 1 kg, a body of micrograms passed any asymmetry).
+
+    >>> M = np.diag([2e-12, 2e-12, 2e-12, 1e-9, 1e-9, 1e-9])
+    >>> _rigid_body_inertia(M), _rigid_body_inertia(M + 1e-15 * np.eye(6, k=1))
+    (True, False)
+    """
+    scale = np.abs(M).max()
     h = np.array([M[2, 4], M[0, 5], M[1, 3]])
     return bool(np.abs(M - M.T).max() <= TOL * scale
                 and np.abs(M[3:, 3:] - M[3, 3] * np.eye(3)).max() <= TOL * scale
