@@ -1,0 +1,97 @@
+"""A command's start and its input (issue 37, goal 4: a 1000-sample path retimed in 1 s end
+to end): the trajectory file opened once however many passes read it, and the one
+command's app (:func:`hodyn_cli.cli.app.only`) saying what the whole app says. Counts and
+texts, not timings."""
+
+from __future__ import annotations
+
+import h5py
+import numpy as np
+import pytest
+
+import hodyn_cli
+from conftest import URDF, hodyn_here
+from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.io import tables
+from hodyn_cli.io.results import write_trajectory
+
+ROBOT = str(URDF / "planar_2r.urdf")
+
+
+@pytest.fixture(scope="module")
+def p2p(tmp_path_factory):
+    """A point-to-point path of the planar 2R arm (q..qdddd, 100 Hz, 101 samples)."""
+    model = hodyn_cli.load_robot(ROBOT)
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
+    traj = generate(model, "point-to-point", waypoints=middle + half * np.array([[-0.3], [0.3]]),
+                    derivatives=4, segment_duration=[1.0], rate=100.0)
+    path = tmp_path_factory.mktemp("start") / "p2p.h5"
+    write_trajectory(str(path), traj)
+    return path
+
+
+def _opens(monkeypatch, source) -> list[str]:
+    """The files h5py opens meanwhile (each a ``File`` made), the input's name for each of
+    its own."""
+    seen: list[str] = []
+    made = h5py.File
+
+    class Counted(made):
+        def __init__(self, name, *args, **kwargs):
+            seen.append("input" if str(name) == str(source) else "other")
+            super().__init__(name, *args, **kwargs)
+
+    monkeypatch.setattr(h5py, "File", Counted)
+    return seen
+
+
+@pytest.mark.parametrize("how", [["--optimal"], ["--to-limits"], ["--to-limits", "--rate", "50"]])
+def test_retime_opens_its_input_once(p2p, tmp_path, monkeypatch, how):
+    """``retime`` reads its input in passes (its root columns; the time law's survey and
+    reachability's two, or the scaling's search; the output's), each of which had opened
+    the file afresh: 5 opens of ``--optimal``, 3 of ``--to-limits``. Now the one table,
+    held for the command (:func:`hodyn_cli.io.tables.held`), and closed at its end."""
+    seen = _opens(monkeypatch, p2p)
+    done = hodyn_here("retime", ROBOT, p2p, *how, "-q", "-o", tmp_path / "out.h5")
+    assert done.returncode == 0, done.stderr
+    assert seen.count("input") == 1, seen
+    assert not tables._HELD  # (let go at the end)
+    with h5py.File(p2p, "a"):  # closed: HDF5 opens it for writing again
+        pass
+
+
+def test_a_held_table_is_one_table_closed_on_leaving(p2p):
+    """Within :func:`~hodyn_cli.io.tables.held` every ``open_table`` of the file hands out
+    one table (each caller's block size; ``close()`` leaves it open); nested holds are the
+    outermost's; a CSV path held opens nothing."""
+    path = str(p2p)
+    with tables.held(path):
+        first = tables.open_table(path)
+        with tables.held(path):
+            second = tables.open_table(path, rows=7)
+        second.close()
+        assert second is first and first.block_rows == 7
+        blocks = list(first.blocks(["t"]))
+        assert [len(b) for b in blocks] == [7] * 14 + [3]
+        assert np.array_equal(np.concatenate(blocks)[:, 0], h5py.File(path)["t"][()])
+    assert first._fd is None and not first._file  # closed
+    with tables.held("elsewhere.csv"):
+        assert tables._HELD == {"elsewhere.csv": None}
+    assert not tables._HELD
+
+
+def test_each_commands_help_is_the_whole_apps():
+    """``hodyn COMMAND ...`` builds the app of that one command (:func:`only`): its
+    ``--help`` is, to the character, the one the whole app prints, for every command."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import COMMANDS, app, only
+
+    runner = CliRunner()
+    for name in COMMANDS:
+        whole = runner.invoke(app, [name, "--help"], prog_name="hodyn")
+        alone = runner.invoke(only([name]), [name, "--help"], prog_name="hodyn")
+        assert whole.exit_code == alone.exit_code == 0, name
+        assert alone.output == whole.output and f"Usage: hodyn {name} " in alone.output, name
+    assert only(["--help"]) is app
