@@ -21,7 +21,7 @@ from hodyn_cli.io.spool import spooled
 from hodyn_cli.io.tables import held
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline.inputs import Input, one_on_stdin, open_input
-from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
+from hodyn_cli.pipeline.laws import LawsJob, RetimeJob
 
 if TYPE_CHECKING:
     from hodyn_cli.api.limits import Binding, Check, Optimal, Retiming
