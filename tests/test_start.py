@@ -81,6 +81,18 @@ def test_a_held_table_is_one_table_closed_on_leaving(p2p):
     assert not tables._HELD
 
 
+def test_a_file_longer_than_a_block_is_not_held(p2p, monkeypatch):
+    """A file of more than ``BLOCK_ROWS`` rows is opened afresh by each pass, as without
+    :func:`~hodyn_cli.io.tables.held` (its passes are long, and held open it peaked higher)."""
+    path = str(p2p)
+    monkeypatch.setattr(tables, "BLOCK_ROWS", 100)  # (the file: 101 rows)
+    with tables.held(path):
+        first, second = tables.open_table(path, rows=50), tables.open_table(path, rows=50)
+        assert first is not second and not first.held and tables._HELD == {path: None}
+        first.close()
+        second.close()
+
+
 def test_each_commands_help_is_the_whole_apps():
     """``hodyn COMMAND ...`` builds the app of that one command (:func:`only`): its
     ``--help`` is, to the character, the one the whole app prints, for every command."""
