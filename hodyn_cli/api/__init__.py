@@ -26,79 +26,154 @@ held against it here, in the API's words (the command line words them as its fla
 Imports: core, modeling, algorithms, errors, capabilities.
 """
 
-from hodyn_cli.api.backends import backend, backend_data, backend_info, backend_runs, use_backend
-from hodyn_cli.api.contacts import beyond_margins, contact_dynamics, contact_matrices, read_contacts
-from hodyn_cli.api.drives import (
-    drive_dynamics,
-    drive_requirements,
-    elastic_dynamics,
-    elastic_requirements,
-    explain_elastic,
-    read_drives,
-)
-from hodyn_cli.api.dynamics import (
-    forward_dynamics,
-    inverse_dynamics,
-    matrices,
-    required_orders,
-    simulate,
-    torque_sensitivities,
-)
-from hodyn_cli.api.estimation import derivative_stream, estimating_reader
-from hodyn_cli.api.identification import (
-    Identification,
-    external_wrench_torques,
-    identify,
-    predict_torques,
-    unidentified_drive_torques,
-)
-from hodyn_cli.api.limits import (
-    check_arc_grid,
-    check_limits,
-    joint_limits,
-    limit_check,
-    played,
-    retime,
-    retime_optimal,
-    retiming_by,
-    scale_search,
-    scaling_laws,
-    scaling_requirements,
-    time_optimal,
-    torque_order,
-)
-from hodyn_cli.api.loops import close_loops, loop_components, loop_summary
-from hodyn_cli.api.motion import (
-    centre_of_mass,
-    forward_kinematics,
-    ik_solver,
-    inverse_kinematics,
-    jacobian_columns,
-    link_jacobian,
-)
-from hodyn_cli.api.planning import Design, design_motion
-from hodyn_cli.api.regressor import (
-    body_parameters,
-    dynamic_regressor,
-    regressor_basis,
-    regressor_parameters,
-    regressor_rows,
-)
-from hodyn_cli.api.results import Result
-from hodyn_cli.api.robots import (
-    base_motion,
-    check_number,
-    derivative_name,
-    joint_trajectory,
-    load_joints,
-    load_robot,
-    lock_joints,
-    lock_value,
-)
-from hodyn_cli.api.validation import validate_motion
-from hodyn_cli.core.gravity import GRAVITY
-from hodyn_cli.core.model import Model
-from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (what a type checker and a reader see; run, each is imported on first use)
+    from hodyn_cli.api.backends import (
+        backend,
+        backend_data,
+        backend_info,
+        backend_runs,
+        use_backend,
+    )
+    from hodyn_cli.api.contacts import (
+        beyond_margins,
+        contact_dynamics,
+        contact_matrices,
+        read_contacts,
+    )
+    from hodyn_cli.api.drives import (
+        drive_dynamics,
+        drive_requirements,
+        elastic_dynamics,
+        elastic_requirements,
+        explain_elastic,
+        read_drives,
+    )
+    from hodyn_cli.api.dynamics import (
+        forward_dynamics,
+        inverse_dynamics,
+        matrices,
+        required_orders,
+        simulate,
+        torque_sensitivities,
+    )
+    from hodyn_cli.api.estimation import derivative_stream, estimating_reader
+    from hodyn_cli.api.identification import (
+        Identification,
+        external_wrench_torques,
+        identify,
+        predict_torques,
+        unidentified_drive_torques,
+    )
+    from hodyn_cli.api.limits import (
+        check_arc_grid,
+        check_limits,
+        joint_limits,
+        limit_check,
+        played,
+        retime,
+        retime_optimal,
+        retiming_by,
+        scale_search,
+        scaling_laws,
+        scaling_requirements,
+        time_optimal,
+        torque_order,
+    )
+    from hodyn_cli.api.loops import close_loops, loop_components, loop_summary
+    from hodyn_cli.api.motion import (
+        centre_of_mass,
+        forward_kinematics,
+        ik_solver,
+        inverse_kinematics,
+        jacobian_columns,
+        link_jacobian,
+    )
+    from hodyn_cli.api.planning import Design, design_motion
+    from hodyn_cli.api.regressor import (
+        body_parameters,
+        dynamic_regressor,
+        regressor_basis,
+        regressor_parameters,
+        regressor_rows,
+    )
+    from hodyn_cli.api.results import Result
+    from hodyn_cli.api.robots import (
+        base_motion,
+        check_number,
+        derivative_name,
+        joint_trajectory,
+        load_joints,
+        load_robot,
+        lock_joints,
+        lock_value,
+    )
+    from hodyn_cli.api.validation import validate_motion
+    from hodyn_cli.core.gravity import GRAVITY
+    from hodyn_cli.core.model import Model
+    from hodyn_cli.core.trajectory import BaseMotion, Trajectory
+
+#: module -> the names of this package it defines: each module is imported where one of its
+#: names is first asked for (``api.joint_limits``, ``from hodyn_cli.api import ...``), so a
+#: command imports the topics it calls: ``retime --optimal`` none of identification, planning,
+#: regressor, motion, validation, loops and estimation (~8-15 ms of its start at load 5).
+#: tests/test_start.py holds it to the imports above and to ``__all__``.
+HOMES = {
+    "hodyn_cli.api.backends": (
+        "backend", "backend_data", "backend_info", "backend_runs", "use_backend"),
+    "hodyn_cli.api.contacts": (
+        "beyond_margins", "contact_dynamics", "contact_matrices", "read_contacts"),
+    "hodyn_cli.api.drives": (
+        "drive_dynamics", "drive_requirements", "elastic_dynamics", "elastic_requirements",
+        "explain_elastic", "read_drives"),
+    "hodyn_cli.api.dynamics": (
+        "forward_dynamics", "inverse_dynamics", "matrices", "required_orders", "simulate",
+        "torque_sensitivities"),
+    "hodyn_cli.api.estimation": ("derivative_stream", "estimating_reader"),
+    "hodyn_cli.api.identification": (
+        "Identification", "external_wrench_torques", "identify", "predict_torques",
+        "unidentified_drive_torques"),
+    "hodyn_cli.api.limits": (
+        "check_arc_grid", "check_limits", "joint_limits", "limit_check", "played", "retime",
+        "retime_optimal", "retiming_by", "scale_search", "scaling_laws", "scaling_requirements",
+        "time_optimal", "torque_order"),
+    "hodyn_cli.api.loops": ("close_loops", "loop_components", "loop_summary"),
+    "hodyn_cli.api.motion": (
+        "centre_of_mass", "forward_kinematics", "ik_solver", "inverse_kinematics",
+        "jacobian_columns", "link_jacobian"),
+    "hodyn_cli.api.planning": ("Design", "design_motion"),
+    "hodyn_cli.api.regressor": (
+        "body_parameters", "dynamic_regressor", "regressor_basis", "regressor_parameters",
+        "regressor_rows"),
+    "hodyn_cli.api.results": ("Result",),
+    "hodyn_cli.api.robots": (
+        "base_motion", "check_number", "derivative_name", "joint_trajectory", "load_joints",
+        "load_robot", "lock_joints", "lock_value"),
+    "hodyn_cli.api.validation": ("validate_motion",),
+    "hodyn_cli.core.gravity": ("GRAVITY",),
+    "hodyn_cli.core.model": ("Model",),
+    "hodyn_cli.core.trajectory": ("BaseMotion", "Trajectory"),
+}
+_HOME = {name: module for module, names in HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> object:
+    """A name of the API, imported from its module on first use (then a global here)."""
+    module = _HOME.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOME})
+
 
 __all__ = [
     # the types it takes and hands out, the default gravity

@@ -46,7 +46,7 @@ def _job(s, model, limits: Path | None, drives: Path | None, kind: ElasticModel,
     after the capability check of ``command`` with the features ``on``."""
     from hodyn_cli import api, capabilities
     from hodyn_cli.cli.options import numbers
-    from hodyn_cli.pipeline.jobs import LawsJob
+    from hodyn_cli.pipeline.laws import LawsJob
 
     values = numbers(jerk, "--jerk", unlimited=True)
     if isinstance(values, list):

@@ -11,6 +11,7 @@ Nothing here imports numpy or the library: ``hodyn --help`` only needs typer.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import inspect
@@ -219,6 +220,7 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
             from hodyn_cli.cli.app import started
             from hodyn_cli.cli.errors import mapped_errors
             from hodyn_cli.cli.session import Session
+            from hodyn_cli.pipeline.files import held
 
             with mapped_errors(kwargs.get("debug", False)):
                 refuse_overwriting(kwargs)
@@ -226,7 +228,11 @@ def command(app: typer.Typer, name: str, *, short_help: str, shared: tuple[str, 
                 session = Session(**{n: kwargs.pop(n) for n in shared}, command=name,
                                   options=shared)
                 started()
-                return fn(**kwargs, s=session)
+                # the one trajectory file opened once: its columns looked up before the
+                # robot loads (retime's root columns, --lock-missing), then each pass of it
+                traj = kwargs.get("traj")
+                with held(traj) if isinstance(traj, str) else contextlib.nullcontext():
+                    return fn(**kwargs, s=session)
 
         del run.__wrapped__  # typer must see the signature below, not fn's
         run.__signature__ = inspect.Signature(own + added)

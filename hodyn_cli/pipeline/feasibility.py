@@ -18,9 +18,10 @@ from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, Infeasible
 from hodyn_cli.io import open_sink, trajectory_datasets
 from hodyn_cli.io.spool import spooled
+from hodyn_cli.io.tables import held
 from hodyn_cli.modeling.limits import Limits
 from hodyn_cli.pipeline.inputs import Input, one_on_stdin, open_input
-from hodyn_cli.pipeline.jobs import LawsJob, RetimeJob
+from hodyn_cli.pipeline.laws import LawsJob, RetimeJob
 
 if TYPE_CHECKING:
     from hodyn_cli.api.limits import Binding, Check, Optimal, Retiming
@@ -92,11 +93,14 @@ def _reopener(job, source: str, notify, input_options: dict) -> Iterator[Callabl
     afresh, stdin (which can be read once: the trajectory, the ``--wrench`` or the
     ``--base-motion``) from its copy in a temporary file (:func:`~hodyn_cli.io.spool.spooled`,
     made here and gone on leaving: memory bounded by a block of it, where holding stdin grew
-    with it)."""
+    with it). An HDF5 file is opened once for every pass (:func:`~hodyn_cli.io.tables.held`)."""
     with ExitStack() as stack:
-        on_stdin = one_on_stdin(source, wrench=input_options.get("wrench"),
-                                base_motion=input_options.get("base_motion"))
+        files = (source, input_options.get("wrench"), input_options.get("base_motion"))
+        on_stdin = one_on_stdin(source, wrench=files[1], base_motion=files[2])
         spool = stack.enter_context(spooled()) if on_stdin else None
+        for path in files:
+            if path is not None:
+                stack.enter_context(held(path))
         passes = 0
 
         def opened() -> Input:

@@ -13,12 +13,13 @@ from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io import file_format, open_sink
 from hodyn_cli.io.base_motion import check_poses_apart
 from hodyn_cli.io.paths import refuse_inputs, refuse_shared_outputs, write_text
+from hodyn_cli.io.tables import held
 from hodyn_cli.pipeline import stop
 from hodyn_cli.pipeline.inputs import open_input
 from hodyn_cli.pipeline.protocols import Job, Notify, Sink, tell
 
 __all__ = ["run_file", "file_format", "refuse_inputs", "refuse_shared_outputs", "write_text", "column_names",
-           "torque_orders", "check_poses_apart"]
+           "torque_orders", "check_poses_apart", "held"]
 
 
 def run_file(job: Job, source: str, output: str, attrs: dict | None = None, *, jobs: int = 1,

@@ -3,7 +3,9 @@ Python API (:mod:`hodyn_cli.api`).
 
 A job (:class:`~hodyn_cli.pipeline.protocols.Job`) knows how many q derivative orders it needs
 (``need``) and wrench orders (``wrench_need``), the CSV columns of its output (``columns``),
-and maps a chunk to named datasets (``__call__``): the API's result fields, plus ``t``.
+and maps a chunk to named datasets (``__call__``): the API's result fields, plus ``t``. What
+every job shares: :mod:`~hodyn_cli.pipeline.job`; ``check``'s and ``retime``'s jobs:
+:mod:`~hodyn_cli.pipeline.laws` (here too).
 :func:`hodyn_cli.pipeline.stream.run` runs one over a file; a Dask worker gets the same object
 (:mod:`hodyn_cli.pipeline.batch`).
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,23 +28,22 @@ from hodyn_cli.io.reader import CHUNK_ROWS
 from hodyn_cli.io.results import (
     DERIVATIVE_NOTES,
     MATRIX_NOTES,
-    base_datasets,
     centroidal_columns,
     contact_datasets,
     derivative_columns,
-    joint_datasets,
     joint_wrench_datasets,
     motion_columns,
     timed_columns,
     with_t,
     wrench_datasets,
 )
-from hodyn_cli.modeling.contacts import Contact, flag_column
+from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.pipeline.contacts import ContactTally
+from hodyn_cli.pipeline.job import _Job, contact_flags
+from hodyn_cli.pipeline.laws import LawsJob, RetimeJob
 
 if TYPE_CHECKING:
-    from hodyn_cli.api.limits import Retiming
     from hodyn_cli.api.regressor import BaseParameters
     from hodyn_cli.modeling.drives import Drives
 
@@ -56,11 +57,6 @@ __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "Regressor
 CHUNK_BYTES = 8 << 20
 
 
-def contact_flags(contacts: tuple[Contact, ...]) -> tuple[str, ...] | None:
-    """The trajectory columns that say which of ``contacts`` are active (None: no contacts)."""
-    return tuple(flag_column(c.name) for c in contacts) if contacts else None
-
-
 def rows_for(numbers_per_sample: int) -> int:
     """Samples per chunk when each sample yields ``numbers_per_sample`` float64 numbers.
 
@@ -68,46 +64,6 @@ def rows_for(numbers_per_sample: int) -> int:
     (2139, 16)
     """
     return max(16, min(CHUNK_ROWS, CHUNK_BYTES // (8 * max(1, numbers_per_sample))))
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class _Job:
-    """What every job shares: the model, the chunk size, no extra per-joint series."""
-
-    model: Model
-
-    #: samples per chunk: the reader's default; jobs with big outputs per sample use fewer
-    chunk_rows: ClassVar[int] = CHUNK_ROWS
-    #: other per-joint columns the job reads
-    series: ClassVar[tuple[str, ...]] = ()
-    #: the contact columns ``contact_<name>`` it reads where present (None: none)
-    flags: ClassVar[tuple[str, ...] | None] = None
-    #: twist derivative orders of a floating root it reads (none: it takes no floating root)
-    base_need: ClassVar[int] = 0
-
-    @property
-    def base_most(self) -> int:
-        """The twist orders it reads where the file has them: what it needs."""
-        return self.base_need
-
-    def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return {}  # HDF5 only, unless a job says otherwise
-
-    def _datasets(self, result: api.Result, chunk: Trajectory) -> dict[str, np.ndarray]:
-        return with_t(dict(result), chunk.t)
-
-    @cached_property  # once per job (the request), on its first chunk: every chunk shares it
-    def data(self) -> Any:
-        """What the backend derives from the model (:func:`~hodyn_cli.api.backend_data`)."""
-        return api.backend_data(self.model)
-
-    def __getstate__(self) -> dict:
-        """Pickled (to a Dask worker) without the Data: it is this process's (the compiled
-        kernel's struct holds pointers, its backend a loaded library); the worker makes its
-        own on its first chunk."""
-        state = self.__dict__.copy()
-        state.pop("data", None)
-        return state
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -530,91 +486,3 @@ class IkJob:
 
 def _at(sample: int, t: float | None) -> str:
     return f"at sample {sample}" if t is None else f"at t = {t:.6g} s"
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class LawsJob(_Job):
-    """``hodyn check`` and ``retime``: the time-scaling laws of every limited series of a chunk
-    (:func:`hodyn_cli.api.scaling_laws`): rigid to torque order ``order`` (-1: positions and
-    velocities only), with ``drives`` elastic or rigid. A reduction: its laws feed a
-    :class:`~hodyn_cli.algorithms.limits.feasibility.Check` or ``ScaleSearch``, not a sink."""
-
-    order: int = 2
-    drives: Drives | None = None
-    kind: str = "full"
-    gravity: tuple = GRAVITY
-    #: a floating base on these contacts: the torques on them, their wrenches' laws
-    contacts: tuple[Contact, ...] = ()
-
-    @property
-    def flags(self) -> tuple[str, ...] | None:  # type: ignore[override]
-        return contact_flags(self.contacts)
-
-    @cached_property  # probes the model: once per job, not per chunk
-    def requirements(self):
-        return api.scaling_requirements(self.model, self.drives, self.order, self.kind,
-                                        self.data)
-
-    @property
-    def need(self) -> int:
-        req = self.requirements
-        if req is not None:
-            return req.q_order + 1
-        # contacts: their wrenches need the dynamics (order 0) even without torque limits
-        return max(2, api.required_orders(self.order if not self.contacts else max(self.order, 0)))
-
-    @property
-    def chunk_rows(self) -> int:  # type: ignore[override]
-        # elastic laws: ~P+1 grades of u, theta, taum per sample (~2 kB for the iiwa)
-        return CHUNK_ROWS if self.drives is None else CHUNK_ROWS // 4
-
-    @property
-    def wrench_need(self) -> int:
-        req = self.requirements
-        return self.order + 1 if req is None else req.q_order - 1
-
-    @property
-    def base_need(self) -> int:  # type: ignore[override]
-        return max(self.order, 0) + 2
-
-    @property
-    def base_most(self) -> int:
-        return 16  # every order the file has: a retimed file keeps them
-
-    def __call__(self, chunk: Trajectory) -> dict:
-        return api.scaling_laws(self.model, chunk, order=self.order, drives=self.drives,
-                                model=self.kind, gravity=self.gravity, data=self.data,
-                                contacts=self.contacts)
-
-
-@dataclass(frozen=True, eq=False, repr=False)
-class RetimeJob(_Job):
-    """``hodyn retime``: a chunk played as ``retiming`` says, every column of ``template`` (a
-    chunk of the input with no samples: its derivative orders, wrenches, t, a floating root's
-    motion, contact flags) scaled exactly; ``compact``: HDF5's ``q_derivatives``. The file
-    ``output`` is written for: a model's multi-DOF joints as their poses' columns, CSV only
-    (:func:`~hodyn_cli.io.results.joint_datasets`; their rows, nu's derivatives, scale by the
-    chain rule as any joint's)."""
-
-    retiming: Retiming
-    template: Trajectory
-    compact: bool = False
-    output: str = "-"
-
-    @property
-    def need(self) -> int:
-        return self.template.orders
-
-    @property
-    def wrench_need(self) -> int:
-        W = self.template.wrenches
-        return 0 if W is None else W.orders
-
-    def columns(self, has_t: bool) -> dict[str, list[str]]:
-        return joint_datasets(self.output, self.template, self.model, self.compact)[1] | \
-            base_datasets(self.template)[1]
-
-    def __call__(self, chunk: Trajectory) -> dict[str, np.ndarray]:
-        played = api.played(chunk, self.retiming)
-        return joint_datasets(self.output, played, self.model, self.compact)[0] | \
-            base_datasets(played)[0]

@@ -21,7 +21,7 @@ from hodyn_cli.io.spool import Spool, spooled
 from hodyn_cli.io.torques import TorqueReader
 from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.pipeline.inputs import Input, one_on_stdin, open_input
-from hodyn_cli.pipeline.jobs import contact_flags
+from hodyn_cli.pipeline.job import contact_flags
 from hodyn_cli.pipeline.parallel import prefetched
 from hodyn_cli.pipeline.protocols import Notify, tell
 from hodyn_cli.pipeline.stream import default_jobs
