@@ -56,7 +56,7 @@ def test_retime_opens_its_input_once(p2p, tmp_path, monkeypatch, how):
     done = hodyn_here("retime", ROBOT, p2p, *how, "-q", "-o", tmp_path / "out.h5")
     assert done.returncode == 0, done.stderr
     assert seen.count("input") == 1, seen
-    assert not tables._HELD  # (let go at the end)
+    assert not tables._held()  # (let go at the end)
     with h5py.File(p2p, "a"):  # closed: HDF5 opens it for writing again
         pass
 
@@ -77,8 +77,38 @@ def test_a_held_table_is_one_table_closed_on_leaving(p2p):
         assert np.array_equal(np.concatenate(blocks)[:, 0], h5py.File(path)["t"][()])
     assert first._fd is None and not first._file  # closed
     with tables.held("elsewhere.csv"):
-        assert tables._HELD == {"elsewhere.csv": None}
-    assert not tables._HELD
+        assert tables._held() == {"elsewhere.csv": None}
+    assert not tables._held()
+
+
+def test_each_thread_holds_its_own_table(p2p):
+    """Two threads holding one file each read their own table: the first to leave closed the
+    table the other was reading when they shared it (review40: h5py's "unable to get
+    dataspace")."""
+    import threading
+
+    path, read = str(p2p), {}
+    first_left, second_in = threading.Event(), threading.Event()
+
+    def first():
+        with tables.held(path):
+            tables.open_table(path).close()
+            second_in.wait(5)
+        first_left.set()
+
+    def second():
+        with tables.held(path):
+            table = tables.open_table(path)
+            second_in.set()
+            first_left.wait(5)
+            read["rows"] = len(np.concatenate(list(table.blocks(["t"]))))
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert read == {"rows": 101}
 
 
 def test_a_file_longer_than_a_block_is_not_held(p2p, monkeypatch):
@@ -88,7 +118,7 @@ def test_a_file_longer_than_a_block_is_not_held(p2p, monkeypatch):
     monkeypatch.setattr(tables, "BLOCK_ROWS", 100)  # (the file: 101 rows)
     with tables.held(path):
         first, second = tables.open_table(path, rows=50), tables.open_table(path, rows=50)
-        assert first is not second and not first.held and tables._HELD == {path: None}
+        assert first is not second and not first.held and tables._held() == {path: None}
         first.close()
         second.close()
 

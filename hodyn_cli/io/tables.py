@@ -670,21 +670,32 @@ def open_table(path: str, stdin=None, rows: int = BLOCK_ROWS) -> CsvTable | Hdf5
     from hodyn_cli.io.paths import file_format
 
     if file_format(path) == "hdf5":
-        table = _HELD.get(path)
+        held_here = _held()
+        table = held_here.get(path)
         if table is not None:
             table.block_rows = rows
             return table
         if not Path(path).is_file():
             raise TrajectoryError("cannot open as HDF5: no such file", path)
         table = Hdf5Table(path, rows)
-        if path in _HELD and table.n_rows <= BLOCK_ROWS:
-            table.held, _HELD[path] = True, table
+        if path in held_here and table.n_rows <= BLOCK_ROWS:
+            table.held, held_here[path] = True, table
         return table
     return CsvTable(path, stdin)
 
 
-#: path -> the HDF5 table :func:`held` keeps open (None until :func:`open_table` opens it)
-_HELD: dict[str, Hdf5Table | None] = {}
+#: per thread, path -> the HDF5 table :func:`held` keeps open (None until :func:`open_table`
+#: opens it): a thread's own, so that two threads holding one file (library callers of the
+#: pipeline's retiming) do not close it under each other (review40: h5py's "unable to get
+#: dataspace" in the second)
+_HELD = threading.local()
+
+
+def _held() -> dict[str, Hdf5Table | None]:
+    """This thread's tables held open (:data:`_HELD`)."""
+    if not hasattr(_HELD, "tables"):
+        _HELD.tables = {}
+    return _HELD.tables
 
 
 @contextmanager
@@ -701,14 +712,15 @@ def held(path: str) -> Iterator[None]:
     buffers and the columns' plans are the table's, made once; a read takes its rows and
     columns as arguments, so readers of it may overlap (:meth:`Hdf5Table.read` is
     thread-safe)."""
-    if path in _HELD:
+    held_here = _held()
+    if path in held_here:
         yield
         return
-    _HELD[path] = None
+    held_here[path] = None
     try:
         yield
     finally:
-        table = _HELD.pop(path)
+        table = held_here.pop(path)
         if table is not None:
             table.held = False
             table.close()

@@ -488,7 +488,7 @@ class Closed(coupling.Coupling):
             c, J = self.residual(q[None])
             step = np.linalg.lstsq(J[0][:, self.p], c[0], rcond=RANK_TOL)[0]
             q[self.p] -= step
-            if np.abs(step).max() < RESIDUAL_TOL * _length(J[0]):
+            if np.abs(step).max() < RESIDUAL_TOL:   # (rad or m: a step is in joint units)
                 break
         c, J = self.residual(q[None])
         if np.abs(c).max() > CLOSED_TOL * _length(J[0]):
