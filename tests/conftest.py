@@ -99,6 +99,31 @@ def robot(request):
     return request.param, path, load_model(path)
 
 
+#: benchmarks/bench_optimal_rates.py's waypoints of its 7-joint arms' point-to-point paths
+#: (``TURNS[:3]``): shares of each joint's position range about its middle
+BENCH_TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1],
+               [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
+               [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25]]
+
+
+def bench_p2p(robot: str, seconds: float, limits_file: str):
+    """bench_optimal_rates' point-to-point path of the bundled ``robot`` (through
+    :data:`BENCH_TURNS`, legs of ``seconds`` at 100 Hz, q to q^(4)), its limits from
+    ``limits_file`` and its law by reachability: (model, limits, output, Optimal)."""
+    import hodyn_cli
+    from hodyn_cli.algorithms.planning.generate import generate
+
+    model = hodyn_cli.load_robot(str(URDF / f"{robot}.urdf"))
+    low, high = model.limits[:, 0], model.limits[:, 1]
+    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
+    traj = generate(model, "point-to-point", waypoints=middle + half * np.array(BENCH_TURNS),
+                    derivatives=4, segment_duration=seconds, rate=100.0)
+    limits = hodyn_cli.joint_limits(model, URDF / limits_file)
+    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
+    assert opt.used == "reachability"
+    return model, limits, out, opt
+
+
 @pytest.fixture(scope="module")
 def iiwa_played():
     """The rounds' played law on the iiwa's Fourier path with its limits file (0.5 s, 200

@@ -7,22 +7,17 @@ path with its limits file: ramps 4.5 times too long)."""
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pytest
 from test_rates import _ur5_corners
 
 import hodyn_cli
+from conftest import bench_p2p
 from hodyn_cli.algorithms.limits import rates, reachability
 from hodyn_cli.algorithms.limits.programme import path_limits
 from hodyn_cli.algorithms.limits.ramps import FLAT
-from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.core.trajectory import Trajectory
 
 URDF = Path(__file__).resolve().parents[1] / "urdf"
-#: benchmarks/bench_optimal_rates.py's waypoints (``TURNS[:3]``): shares of each joint's
-#: position range about its middle
-TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
-         [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25]]
 #: the windows' law on bench_optimal_rates' ``iiwa-p2p`` (``--solver windows``: 2.6262881 s
 #: before windows16 handed on only the binding rows, 2.6256687 s since, 2026-12-02;
 #: reachability's was 2.66642 s before its ramps read the played law's u)
@@ -60,14 +55,7 @@ def test_the_iiwa_s_point_to_point_law_by_reachability_is_shorter_than_the_windo
     sample and passing validate. Its ramps read the passes' u before (202-277 at its rests,
     asking a rise of 0.49 s, cut to 0.148 s by the legs): 2.66642 s, 1.5 % longer than the
     windows'; now the played law's (29-33, a rise of 0.110 s): 2.59821 s."""
-    model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
-    low, high = model.limits[:, 0], model.limits[:, 1]
-    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
-    traj = generate(model, "point-to-point", waypoints=middle + half * np.array(TURNS),
-                    derivatives=4, segment_duration=1.0, rate=100.0)
-    limits = hodyn_cli.joint_limits(model, URDF / "iiwa14_limits.toml")
-    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
-    assert opt.used == "reachability"
+    model, limits, out, opt = bench_p2p("iiwa14", 1.0, "iiwa14_limits.toml")
     assert opt.duration < IIWA_P2P_WINDOWS * (1 - 5e-3), opt.duration
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
     assert hodyn_cli.validate_motion(model, out, samples=30).passed

@@ -12,14 +12,10 @@ import numpy as np
 import pytest
 
 import hodyn_cli
-from conftest import hodyn_here
+from conftest import bench_p2p, hodyn_here
 from hodyn_cli.algorithms.planning.generate import generate
 
 URDF = Path(__file__).resolve().parents[1] / "urdf"
-#: benchmarks/bench_optimal_rates.py's ``panda-p2p`` waypoints: shares of each joint's
-#: position range about its middle
-TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2, 0.2],
-         [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1, -0.25]]
 
 
 def _held(out, jerk: np.ndarray, scale: np.ndarray) -> None:
@@ -44,14 +40,7 @@ def test_the_panda_leaves_and_reaches_its_rests_without_a_step_of_acceleration()
     acceleration), the law within every limit at every sample and passing validate; its
     corner's and its ends' ramps (Ramp.flat) cost ~27 ms each: 1.9935 s (1.9555 s with the
     steps from rest; 2.0447 s with the single step's ramps, 40 ms each)."""
-    model = hodyn_cli.load_robot(str(URDF / "panda.urdf"))
-    low, high = model.limits[:, 0], model.limits[:, 1]
-    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
-    traj = generate(model, "point-to-point", waypoints=middle + half * np.array(TURNS),
-                    derivatives=4, segment_duration=0.6, rate=100.0)
-    limits = hodyn_cli.joint_limits(model, URDF / "panda_limits.toml")
-    out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
-    assert opt.used == "reachability"
+    model, limits, out, opt = bench_p2p("panda", 0.6, "panda_limits.toml")
     jerk = limits.bands["jerk"][:, 1]
     _held(out, jerk, np.abs(out.derivatives[:, 2]).max(axis=0))
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
