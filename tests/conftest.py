@@ -99,6 +99,28 @@ def robot(request):
     return request.param, path, load_model(path)
 
 
+def scaled_urdf(source: Path, folder: Path, length: float, mass: float = 1.0) -> Path:
+    """The URDF ``source`` with every length times ``length`` (origins, boxes, prismatic
+    joints' limits) and every mass times ``mass`` (inertias times mass length^2): the same
+    robot in other units, whose motion in angles is the same (tests/test_*_scale.py), written
+    to ``folder``."""
+    import re
+
+    def times(factor: float):
+        return lambda m: " ".join(repr(float(v) * factor) for v in m.group(0).split())
+
+    urdf = source.read_text()
+    urdf = re.sub(r'(?<=<origin xyz=")[^"]+', times(length), urdf)
+    urdf = re.sub(r'(?<=<box size=")[^"]+', times(length), urdf)
+    urdf = re.sub(r'(?<=<mass value=")[^"]+', times(mass), urdf)
+    urdf = re.sub(r'(?<=i[xyz][xyz]=")[^"]+', times(mass * length ** 2), urdf)
+    urdf = re.sub(r'<joint [^>]*type="prismatic".*?</joint>', lambda j: re.sub(
+        r'(?<=lower=")[^"]+|(?<=upper=")[^"]+', times(length), j.group(0)), urdf, flags=re.S)
+    out = folder / f"{source.stem}_{length:g}_{mass:g}.urdf"
+    out.write_text(urdf)
+    return out
+
+
 #: benchmarks/bench_optimal_rates.py's waypoints of its 7-joint arms' point-to-point paths
 #: (``TURNS[:3]``): shares of each joint's position range about its middle
 BENCH_TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2, -0.1],

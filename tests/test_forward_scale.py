@@ -5,11 +5,11 @@ arm (both) scaled to 10 um had eigenvalues 3.4e-14 .. 1.6, below the 1e-12 ratio
 refused as singular; its motion is the 1 m arm's, lengths times 1e-5."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 
+from conftest import scaled_urdf
 from hodyn_cli.algorithms.dynamics.forward import forward_dynamics
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling.urdf import load_model
@@ -17,23 +17,10 @@ from hodyn_cli.modeling.urdf import load_model
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _scaled(folder: Path, length: float) -> Path:
-    """urdf/gripper_arm.urdf with every length times ``length`` (the prismatic joints'
-    limits too), masses as they are (inertias times length^2)."""
-    urdf = (ROOT / "urdf" / "gripper_arm.urdf").read_text()
-    times = lambda f: lambda m: " ".join(repr(float(v) * f) for v in m.group(0).split())  # noqa: E731
-    urdf = re.sub(r'(?<=<origin xyz=")[^"]+', times(length), urdf)
-    urdf = re.sub(r'(?<=i[xyz][xyz]=")[^"]+', times(length ** 2), urdf)
-    urdf = re.sub(r'(?<=<box size=")[^"]+', times(length), urdf)
-    urdf = re.sub(r'(?<=lower=")[^"]+|(?<=upper=")[^"]+', times(length), urdf)
-    out = folder / "g.urdf"
-    out.write_text(urdf)
-    return out
-
-
 def test_a_10_um_arm_with_prismatic_joints_moves_as_the_1_m_one(tmp_path):
     L = 1e-5
-    one, tiny = load_model(ROOT / "urdf" / "gripper_arm.urdf"), load_model(_scaled(tmp_path, L))
+    source = ROOT / "urdf" / "gripper_arm.urdf"
+    one, tiny = load_model(source), load_model(scaled_urdf(source, tmp_path, L))
     unit = np.array([L if k == "prismatic" else 1.0 for k in one.joint_types])  # q: m or rad
     rng = np.random.default_rng(0)
     q = rng.uniform(-0.3, 0.3, (3, 2, one.n)) * [[0.1], [1.0]]

@@ -6,12 +6,12 @@ like the arm's size or its inverse: this motion's, 10.3 at 1 m, was 9.6e3 at 1e-
 at 1e3 (a Fourier motion's first sample at 1e-3: 8.4e4 > 1e4, refused as near-singular)."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from conftest import scaled_urdf
 from hodyn_cli.algorithms.motion.ik import InverseKinematics
 from hodyn_cli.algorithms.motion.kinematics import link_kinematics
 from hodyn_cli.core.motion import LinkMotion
@@ -20,17 +20,6 @@ from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 EE = "iiwa_link_ee"
-
-
-def _scaled(folder: Path, length: float) -> Path:
-    """urdf/iiwa14.urdf with every length times ``length`` (masses as they are: the inverse
-    kinematics sees none)."""
-    urdf = re.sub(r'(?<=<origin )xyz="([^"]+)"', lambda m: 'xyz="{}"'.format(
-        " ".join(repr(float(v) * length) for v in m.group(1).split())),
-        (ROOT / "urdf" / "iiwa14.urdf").read_text())
-    out = folder / f"iiwa_{length:g}.urdf"
-    out.write_text(urdf)
-    return out
 
 
 def _solve(path: Path):
@@ -47,7 +36,8 @@ def _solve(path: Path):
 def test_a_scaled_arm_has_the_same_condition_numbers_and_joint_motion(tmp_path, length):
     qs, cond = _solve(ROOT / "urdf" / "iiwa14.urdf")
     assert cond.max() < 1e3    # far from singular at 1 m
-    sq, scond = _solve(_scaled(tmp_path, length))   # 1e3x / 1e2x the 1 m ones before
+    # (1e3 and 1e2 times the 1 m ones before)
+    sq, scond = _solve(scaled_urdf(ROOT / "urdf" / "iiwa14.urdf", tmp_path, length))
     np.testing.assert_allclose(scond, cond, rtol=1e-9)
     err = [float(np.abs(sq[:, k] - qs[:, k]).max() / np.abs(qs[:, k]).max()) for k in range(4)]
     assert max(err) < 1e-9, err

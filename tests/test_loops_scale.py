@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import scaled_urdf
 from hodyn_cli.algorithms import backends
 from hodyn_cli.api import close_loops, load_robot
 
@@ -20,20 +21,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _scaled(folder: Path, length: float, mass: float) -> tuple[str, str]:
-    """urdf/fourbar.urdf and its loops file with every length times ``length`` and every
-    mass times ``mass`` (inertias times mass length^2): the same motion in angles."""
-    urdf = (ROOT / "urdf" / "fourbar.urdf").read_text()
-    urdf = re.sub(r'(?<=<origin )xyz="([^"]+)"', lambda m: 'xyz="{}"'.format(
-        " ".join(repr(float(v) * length) for v in m.group(1).split())), urdf)
-    urdf = re.sub(r'(?<=<mass value=")([^"]+)', lambda m: repr(float(m.group(1)) * mass), urdf)
-    urdf = re.sub(r'(?<=i[xyz][xyz]=")([^"]+)',
-                  lambda m: repr(float(m.group(1)) * mass * length ** 2), urdf)
+    """urdf/fourbar.urdf and its loops file in other units (:func:`conftest.scaled_urdf`):
+    the same motion in angles."""
     loops = re.sub(r"xyz = \[([^\]]+)\]", lambda m: "xyz = [{}]".format(
         ", ".join(repr(float(v) * length) for v in m.group(1).split(","))),
         (ROOT / "urdf" / "fourbar_loops.toml").read_text())
-    (folder / "f.urdf").write_text(urdf)
     (folder / "f_loops.toml").write_text(loops)
-    return str(folder / "f.urdf"), str(folder / "f_loops.toml")
+    return (str(scaled_urdf(ROOT / "urdf" / "fourbar.urdf", folder, length, mass)),
+            str(folder / "f_loops.toml"))
 
 
 @pytest.fixture(scope="module")
