@@ -86,28 +86,29 @@ GRID_LEAST = 8
 #: windows alone, from the first kernel's rounds on (:func:`_unrefined`)
 SLACK = 1.09
 #: ``auto``'s :data:`SLACK` on a path with rests inside it where it turns (corners:
-#: reachability's pieces), its limits of higher orders joint jerks alone, on an output
-#: coarser than :data:`HIGHER_RATE` (:func:`_needed_slack`). Near each corner the windows'
-#: law is held by their kink ceiling (the top derivative's jump at the output's rate,
-#: ``programme.KinkCeiling``), which reachability's law, at rest there, does not meet:
-#: without it the windows' law on the UR5's and the UR10's point-to-point paths
-#: (bench_optimal_rates' ur5-p2p, ur10-p2p) was 2.022 s and 1.793 s, with it 2.430 s and
-#: 1.934 s, reachability's 2.041 s and 1.877 s. On 20 such paths at 20 and 100 Hz
-#: (bench_optimal_rates' and stranger_optimal's with --jerk) the windows lost at every
-#: slack up to 1.48 (10 paths, by 1.3-80 %) and won at every one from 1.61 (9, by 3.0-16
-#: %), but the UR5's with --jerk 200 at 1.57 (+1.2 %); with torque rates or accelerations
-#: they won and lost at slacks of 1.19-1.25 alike (the iiwa's -1.5 % and -3.9 %, the UR5's
-#: and TIAGo Pro's paths doubling back +12 %), and at 1 kHz won at 1.26 (ur5-p2p-1kHz -3.1
-#: %): :data:`SLACK` stays there; and at a rest whose acceleration steps, where the windows
-#: hold x = 0 (benchmarks/README.md, 2026-11-30, auto4). Not a bound between losers and
-#: winners: the slack does not separate them across arms (benchmarks/README.md, review38 and
-#: the lead, 2026-12-01). Above 1.5: the windows won on bench_optimal_rates' ur10-p2p path
-#: with --jerk 105-130 (slacks 1.50-1.59) by 4.6-7.2 %, the UR3's with --jerk 140-160 by
-#: 1.1-3.7 % (1.59, tried, kept reachability's law there), and lost on the UR5's with
-#: --jerk 200 (1.568, by 1.2 %, 2.8 s of CPU) and the 2R's with --jerk 1200 at 20 Hz (1.523,
-#: 75 %). Below it: the UR10's with --jerk 150 (1.450) is the one measured win beyond 0.5 %
-#: (1.0 %) that auto misses; 1.4, tried, caught it but ran the windows on the Z1's path
-#: (z1-p2p, 1.482, lost by 3.7 %: 0.6 -> 5.4 s of CPU)
+#: reachability's pieces), its limits of higher orders joint jerks alone, on an output coarser
+#: than :data:`HIGHER_RATE` (:func:`_needed_slack`). Near each corner the windows' law is held
+#: by their kink ceiling (the top derivative's jump at the output's rate,
+#: ``programme.KinkCeiling``), which reachability's law, at rest there, does not meet: without
+#: it the windows' law on the UR5's and the UR10's point-to-point paths (bench_optimal_rates'
+#: ur5-p2p, ur10-p2p) was 2.022 s and 1.793 s, with it 2.430 s and 1.934 s, reachability's 2.041
+#: s and 1.877 s. On 20 such paths at 20 and 100 Hz (bench_optimal_rates' and stranger_optimal's
+#: with --jerk) the windows lost at every slack up to 1.48 (10 paths, by 1.3-80 %) and won at
+#: every one from 1.61 (9, by 3.0-16 %), but the UR5's with --jerk 200 at 1.57 (+1.2 %); with
+#: torque rates or accelerations they won and lost at slacks of 1.19-1.25 alike (the iiwa's -1.5
+#: % and -3.9 %, the UR5's and TIAGo Pro's paths doubling back +12 %; since a ramp's rise reads
+#: the played law's u, ``rates._leaving``, reachability's law on the iiwa's point-to-point path
+#: is 1.05 % shorter than the windows' at a slack of 1.18, and at 1 kHz 1.9 % longer), and at 1
+#: kHz won at 1.26 (ur5-p2p-1kHz -3.1 %): :data:`SLACK` stays there; and at a rest whose
+#: acceleration steps, where the windows hold x = 0 (benchmarks/README.md, 2026-11-30, auto4).
+#: Not a bound between losers and winners: the slack does not separate them across arms
+#: (benchmarks/README.md, review38 and the lead, 2026-12-01). Above 1.5: the windows won on
+#: bench_optimal_rates' ur10-p2p path with --jerk 105-130 (slacks 1.50-1.59) by 4.6-7.2 %, the
+#: UR3's with --jerk 140-160 by 1.1-3.7 % (1.59, tried, kept reachability's law there), and lost
+#: on the UR5's with --jerk 200 (1.568, by 1.2 %, 2.8 s of CPU) and the 2R's with --jerk 1200 at
+#: 20 Hz (1.523, 75 %). Below it: the UR10's with --jerk 150 (1.450) is the one measured win
+#: beyond 0.5 % (1.0 %) that auto misses; 1.4, tried, caught it but ran the windows on the Z1's
+#: path (z1-p2p, 1.482, lost by 3.7 %: 0.6 -> 5.4 s of CPU)
 CORNERED_SLACK = 1.5
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
