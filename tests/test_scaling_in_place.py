@@ -139,3 +139,18 @@ def test_the_graded_values_are_horner_s_to_the_bit():
                     want, got = _old_graded(c, power, x), scaling._graded(c, power, x)
                 assert np.array_equal(got, want, equal_nan=True)
                 assert np.array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_a_sample_that_leaves_and_reenters_its_band_before_the_best_is_found():
+    """The final screen of :func:`scaling.earliest`: a sample out of its band only between
+    x = 0.224 and 0.387 (``1 + 2 (y - 0.05)(y - 0.15)(y - 2)``, y = x^2), back inside at the
+    x = 0.5 the rounds find (sample 0's ``4 x^2``; the filler's ``0.99 + 0.01 x^2`` is the
+    farthest out there, so the rounds stop without it). Its terms of one sign reach the band
+    by 0.5 only with its value at rest added (0.97 + 0.235): without it the screen missed the
+    crossing at 0.224 (review40: dropping ``up += a0`` passed every other test)."""
+    c = np.zeros((3, 1, 4))
+    c[0, 0, 1] = 4.0
+    c[1, 0] = [0.97, 0.815, -4.4, 2.0]
+    c[2, 0, :2] = [0.99, 0.01]
+    x, row = scaling.earliest(Law(0, c, ("j",)), np.array([-1.0]), np.array([1.0]))
+    assert row[0] == 1 and x[0] == pytest.approx(np.sqrt(0.05), rel=1e-9), (x, row)
