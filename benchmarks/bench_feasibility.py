@@ -51,7 +51,8 @@ def measure(case: str, h5: str, jobs: int, repeat: int) -> dict:
     from hodyn_cli.pipeline.check_report import Meta, render
     from hodyn_cli.pipeline.feasibility import check_file, retime_file
     from hodyn_cli.pipeline.files import run_file
-    from hodyn_cli.pipeline.jobs import ElasticJob, LawsJob, TorqueJob
+    from hodyn_cli.pipeline.jobs import ElasticJob, TorqueJob
+    from hodyn_cli.pipeline.laws import LawsJob
 
     model = load_model(URDF)
     limits = read_limits(LIMITS, model)

@@ -15,7 +15,8 @@ from hodyn_cli.algorithms import backends
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.modeling.drives import read_drives
 from hodyn_cli.modeling.urdf import load_model
-from hodyn_cli.pipeline.jobs import ElasticJob, LawsJob, TorqueJob
+from hodyn_cli.pipeline.jobs import ElasticJob, TorqueJob
+from hodyn_cli.pipeline.laws import LawsJob
 
 
 def test_a_data_given_with_another_model_is_not_used_for_it():

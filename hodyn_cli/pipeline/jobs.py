@@ -5,7 +5,7 @@ A job (:class:`~hodyn_cli.pipeline.protocols.Job`) knows how many q derivative o
 (``need``) and wrench orders (``wrench_need``), the CSV columns of its output (``columns``),
 and maps a chunk to named datasets (``__call__``): the API's result fields, plus ``t``. What
 every job shares: :mod:`~hodyn_cli.pipeline.job`; ``check``'s and ``retime``'s jobs:
-:mod:`~hodyn_cli.pipeline.laws` (here too).
+:mod:`~hodyn_cli.pipeline.laws`.
 :func:`hodyn_cli.pipeline.stream.run` runs one over a file; a Dask worker gets the same object
 (:mod:`hodyn_cli.pipeline.batch`).
 """
@@ -41,14 +41,13 @@ from hodyn_cli.modeling.contacts import Contact
 from hodyn_cli.modeling.limits import beyond_limits
 from hodyn_cli.pipeline.contacts import ContactTally
 from hodyn_cli.pipeline.job import _Job, contact_flags
-from hodyn_cli.pipeline.laws import LawsJob, RetimeJob
 
 if TYPE_CHECKING:
     from hodyn_cli.api.regressor import BaseParameters
     from hodyn_cli.modeling.drives import Drives
 
 __all__ = ["TorqueJob", "ElasticJob", "KinematicsJob", "MatricesJob", "RegressorJob",
-           "SensitivityJob", "IkJob", "ForwardJob", "LawsJob", "RetimeJob"]
+           "SensitivityJob", "IkJob", "ForwardJob"]
 
 
 #: bytes of output per chunk for the jobs with big outputs per sample: big enough that the
