@@ -89,7 +89,8 @@ TAYLOR = 8
 #: Hermite polynomial are below this (rad or m)
 TAYLOR_TOL = 0.05
 #: Newton's tolerance (on its step, rad or m, and on the kept rows' residual, m or rad, both
-#: times the loops' length where it is below 1 m: :func:`_length`) and its iterations per solve
+#: times the loops' length where it is below 1 m: :func:`_length`; the assembly's
+#: Gauss-Newton steps against it unscaled) and its iterations per solve
 RESIDUAL_TOL, ITERATIONS = 1e-13, 30
 #: the largest residual (m, rad, times the loops' length below 1 m) of loops that close
 CLOSED_TOL = 1e-9
