@@ -15,6 +15,7 @@ import pytest
 
 from conftest import scaled_urdf
 from hodyn_cli.algorithms import backends
+from hodyn_cli.algorithms.motion.loops import Closed
 from hodyn_cli.api import close_loops, load_robot
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,3 +53,35 @@ def test_a_micrometre_linkage_closes_as_precisely_as_a_metre_one(tmp_path, crank
         a, b = one.coupling.joint_rates(qs, t), tiny.coupling.joint_rates(qs, t)
     err = np.abs(b - a).max(axis=(0, 2)) / np.abs(a).max(axis=(0, 2))
     assert err.max() < 1e-12, err
+
+
+@pytest.mark.parametrize("backend", [None, "numpy"])
+def test_newton_stops_on_a_36_micrometre_linkage_where_it_does_on_the_0_59_m_one(
+        tmp_path, crank, backend, monkeypatch):
+    """Newton's step tolerance is in joint units (rad), its residual's times the loops'
+    length (``loops.Tolerances``): the four-bar scaled by 2**-14 (36 um: every length and
+    every gap times a power of two, exactly) takes the 0.59 m one's steps in rad and stops
+    where it does, its positions and derivatives the same bit for bit. With one tolerance
+    for both, times the length (3.6e-18 rad for the small one: below the angles'
+    rounding), its step test never fired: numpy's Newton evaluated the loops 130 times
+    along the crank's file against 82, and the positions (numpy) or the derivatives (the
+    kernel's) differed by 4e-16 and 3e-13 relative."""
+    t, qs = crank
+    evaluations: list[int] = []
+    residual = Closed.residual
+    monkeypatch.setattr(Closed, "residual",
+                        lambda self, q: evaluations.append(len(q)) or residual(self, q))
+    robots = ((str(ROOT / "urdf" / "fourbar.urdf"), str(ROOT / "urdf" / "fourbar_loops.toml")),
+              _scaled(tmp_path, 2.0 ** -14, 2.0 ** -42))
+    found, counts = [], []
+    with backends.use(backend) if backend else contextlib.nullcontext():
+        for urdf, loops in robots:
+            closed = close_loops(load_robot(urdf), loops).coupling
+            evaluations.clear()
+            positions = closed.positions(qs[:, 0])
+            counts.append(len(evaluations))
+            found.append((positions, closed.joint_rates(qs, t)))
+    assert closed.tol.step == 1e-13 and closed.tol.residual < 4e-18
+    for a, b in zip(*found, strict=True):
+        assert np.array_equal(a, b)
+    assert counts[0] == counts[1]

@@ -507,7 +507,8 @@ class CompiledBackend(NumpyBackend):
         """Newton on the kept rows from q (N, n) (in place where it is C-contiguous float64):
         the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
         leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
-        bool (elsewhere ``Closed._newton`` decides). ``rates`` (full, rows, PJ): the samples
+        bool (elsewhere ``Closed._newton`` decides). ``tol``: ``loops.Tolerances`` (its step's
+        and residual's are Newton's). ``rates`` (full, rows, PJ): the samples
         are ``full``'s rows ``rows`` (N,), and where P J_p was not near singular
         :meth:`loop_rates` follows there in the same pass (the positions too; P J's jets to
         the orders PJ holds)."""
@@ -520,8 +521,8 @@ class CompiledBackend(NumpyBackend):
             self._rates_arrays(model, cuts, full, jets)
             rows = np.ascontiguousarray(rows, dtype=np.int32)
         _check(self.lib.hodyn_loop_newton(
-            _struct(self, model, data), N, q, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, tol,
-            quadratic, near, c, PJ, off, ok, 0 if full is None else full.shape[1],
+            _struct(self, model, data), N, q, *_cuts(cuts), r, cuts.P, cuts.passive, iterations,
+            tol.step, tol.residual, quadratic, near, c, PJ, off, ok, 0 if full is None else full.shape[1],
             0 if jets is None else jets.shape[1], 0 if full is None else full.shape[0],
             _ptr(full), _ptr(rows), _ptr(jets)))
         return q, c, PJ, off, ok.astype(bool)
@@ -531,7 +532,8 @@ class CompiledBackend(NumpyBackend):
         """``Closed._closed`` in one call: the positions (N, n) at the actuated ones qa (N,
         m), continued from ``reference`` (n,) by halving (the samples ``ids`` (N,) of the file,
         times t or None), with Newton's residual, P J, J's rows off its span and where the
-        derivatives were found (N,) bool, as :meth:`loop_newton`'s; ``rates`` (full, PJ): as
+        derivatives were found (N,) bool, as :meth:`loop_newton`'s (``tol`` too); ``rates``
+        (full, PJ): as
         there, the samples ``full``'s rows ``ids``. None where some step's P J_p was near
         singular (the caller goes step by step)."""
         N, n, R, r = qa.shape[0], model.n, len(cuts.row_loop), len(cuts.P)
@@ -546,8 +548,8 @@ class CompiledBackend(NumpyBackend):
             _struct(self, model, data), N, np.ascontiguousarray(qa, dtype=np.float64),
             qa.shape[1], cuts.active, cuts.closing,
             np.ascontiguousarray(reference, dtype=np.float64), coarse,
-            step, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, between, tol, quadratic,
-            near, taylor_tol, _ptr(t),
+            step, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, between, tol.step,
+            tol.residual, quadratic, near, taylor_tol, _ptr(t),
             np.ascontiguousarray(ids, dtype=np.int32), q, c, PJ, off, rated,
             0 if full is None else full.shape[1], 0 if jets is None else jets.shape[1],
             0 if full is None else full.shape[0], _ptr(full), _ptr(jets),
@@ -560,9 +562,10 @@ class CompiledBackend(NumpyBackend):
         n: in place) between the anchors (every ``taylor``-th and the last, solved with their
         derivatives) by Newton from :meth:`loop_predict`'s starts (``W``: the Hermite
         matrix), or continued from their anchor where that start, or Newton's move from it,
-        is too far; with their derivatives and P J's jets in PJ (N, KJ, r, n) as
-        :meth:`loop_newton`'s. Newton's residual (M, R), P J (M, r, n) and J's rows off its
-        span (M,); None where some P J_p was near singular (the caller goes step by step)."""
+        is too far, or Newton left the residual above ``tol.open``; with their derivatives
+        and P J's jets in PJ (N, KJ, r, n) as :meth:`loop_newton`'s. Newton's residual (M,
+        R), P J (M, r, n) and J's rows off its span (M,); None where some P J_p was near
+        singular (the caller goes step by step)."""
         self._rates_arrays(model, cuts, full, PJ)
         (N, D, n), M = full.shape, len(samples)
         R, r = len(cuts.row_loop), len(cuts.P)
@@ -572,8 +575,8 @@ class CompiledBackend(NumpyBackend):
             _struct(self, model, data), N, D, full, np.ascontiguousarray(t, dtype=np.float64),
             M, np.ascontiguousarray(samples, dtype=np.int32), taylor, step, taylor_tol,
             np.ascontiguousarray(W, dtype=np.float64), *_cuts(cuts), r, cuts.P, cuts.passive,
-            len(cuts.active), cuts.active, cuts.closing, iterations, between, tol, quadratic,
-            near, c,
+            len(cuts.active), cuts.active, cuts.closing, iterations, between, tol.step,
+            tol.residual, tol.open, quadratic, near, c,
             PJ_kept, off, 0 if PJ is None else PJ.shape[1], _ptr(PJ), ctypes.byref(complete)))
         return (c, PJ_kept, off) if complete.value else None
 

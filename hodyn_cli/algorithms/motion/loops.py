@@ -88,12 +88,17 @@ TAYLOR = 8
 #: ... where the nearest one's Taylor polynomial's last term and its difference from the
 #: Hermite polynomial are below this (rad or m)
 TAYLOR_TOL = 0.05
-#: Newton's tolerance (on its step, rad or m, and on the kept rows' residual, m or rad, both
-#: times the loops' length where it is below 1 m: :func:`_length`; the assembly's
-#: Gauss-Newton steps against it unscaled) and its iterations per solve
-RESIDUAL_TOL, ITERATIONS = 1e-13, 30
+#: Newton's tolerance on its step, in joint units (rad; a prismatic passive joint's m: times
+#: the loops' length, :class:`Tolerances`), and its iterations per solve
+STEP_TOL, ITERATIONS = 1e-13, 30
+#: Newton's tolerance on the kept rows' residual, per metre of the loops' length (m per m:
+#: a joint error in rad, :func:`_length`)
+RESIDUAL_TOL = 1e-13
 #: the largest residual (m, rad, times the loops' length below 1 m) of loops that close
 CLOSED_TOL = 1e-9
+#: Newton from a prediction that left the kept rows' residual above this times the loops'
+#: length (a joint error of 3e-7 rad) did not converge: continued instead (:meth:`Closed._predicted`)
+OPEN_TOL = RESIDUAL_TOL ** 0.5
 #: a Newton step below this share of the one before: quadratic convergence (see _newton)
 QUADRATIC = 1e-3
 #: Newton's iterations in each step of a continuation but its last (that one: ITERATIONS)
@@ -116,8 +121,9 @@ def _length(J: np.ndarray) -> float:
     (rad), so Newton's residual tolerances are times it: absolute ones let a linkage of a few
     mm stop 1e-9 rad from its solution, and its derivatives (the implicit function theorem at
     those q) then failed ``validate``'s differences by 1e-8 (tests/test_loops_scale.py). Not
-    above 1: a large linkage's angles keep their 1e-13 rad (the step's tolerance is one with
-    the residual's in the compiled kernel).
+    above 1: a frame closure's orientation rows (rad) share the kept rows P with its point
+    rows, and a residual tolerance times 1 km would loosen its angles to 1e-10 rad; above 1 m
+    Newton's step tolerance (joint units, whatever the size) ends its iterations.
 
     >>> _length(np.array([[0.0, 0.003], [0.004, 0.0]]))
     0.004
@@ -174,6 +180,30 @@ def _hermite(D: int) -> np.ndarray:
         V[k, k] = factorial(k)
         V[D + k, k:] = [factorial(j) / factorial(j - k) for j in range(k, 2 * D)]
     return np.linalg.inv(V)
+
+
+class Tolerances(NamedTuple):
+    """Newton's tolerances for loops of a given length (:func:`_length`): on its step
+    (joint units: ``STEP_TOL`` rad; times the length where a passive joint is prismatic, its
+    step in m), on the kept rows' residual (m: ``RESIDUAL_TOL`` times the length) and the
+    residual above which a Newton from a prediction did not converge (m: ``OPEN_TOL`` times
+    the length). One tolerance for both, times the length, never let the step test end a
+    sub-millimetre linkage's Newton (1e-13 x 3.5e-5 rad: below the angles' rounding), and
+    ``sqrt`` of it judged convergence in units of sqrt(m)."""
+
+    step: float
+    residual: float
+    open: float
+
+    @classmethod
+    def of(cls, length: float, prismatic: bool) -> Tolerances:
+        """The tolerances of loops ``length`` long, a passive joint ``prismatic`` or none.
+
+        >>> [f"{x:.3g}" for x in Tolerances.of(3.5e-5, False)]   # (step, residual, open)
+        ['1e-13', '3.5e-18', '1.11e-11']
+        """
+        return cls(STEP_TOL * (length if prismatic else 1.0), RESIDUAL_TOL * length,
+                   OPEN_TOL * length)
 
 
 class Cuts(NamedTuple):
@@ -307,9 +337,10 @@ class Closed(coupling.Coupling):
         self.cuts = self._cuts()
         self.reference = self._assemble(loops.guess)
         J = self.residual(self.reference[None])[1][0]
-        #: the loops' length (m, at most 1: :func:`_length`) and Newton's tolerance for them
+        #: the loops' length (m, at most 1: :func:`_length`) and Newton's tolerances for them
         self.length = _length(J)
-        self.tol = RESIDUAL_TOL * self.length
+        self.tol = Tolerances.of(self.length, any(model.joint_types[j] == "prismatic"
+                                                  for j in self.p))
         # rows exactly 0 there (a planar mechanism's out-of-plane row) stay out of P exactly:
         # their constraint forces are then exactly 0, whatever rounding the SVD does
         live = np.abs(J).max(axis=1) > 0
@@ -489,7 +520,7 @@ class Closed(coupling.Coupling):
             c, J = self.residual(q[None])
             step = np.linalg.lstsq(J[0][:, self.p], c[0], rcond=RANK_TOL)[0]
             q[self.p] -= step
-            if np.abs(step).max() < RESIDUAL_TOL:   # (rad or m: a step is in joint units)
+            if np.abs(step).max() < STEP_TOL:   # (rad or m: a step is in joint units)
                 break
         c, J = self.residual(q[None])
         if np.abs(c).max() > CLOSED_TOL * _length(J[0]):
@@ -603,14 +634,15 @@ class Closed(coupling.Coupling):
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                 samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Newton's steps on q (M, n) in place until the largest is below ``tol``,
-        or until one from a kept residual ``P c`` below it converged quadratically (the step
-        under ``QUADRATIC`` times the one before: the next would be below rounding; near a
-        singular configuration Newton converges linearly and goes on). Returns the residual
+        """Newton's steps on q (M, n) in place until the largest is below ``tol.step``
+        (:class:`Tolerances`), or until one from a kept residual ``P c`` below ``tol.residual``
+        converged quadratically (the step under ``QUADRATIC`` times the one before: the next
+        would be below rounding; near a singular configuration Newton converges linearly and
+        goes on). Returns the residual
         c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
         implicit function theorem use, where the last step started. The compiled kernel's
         where it runs (each sample stops on its own, so that a sample's numbers do not depend
-        on which samples share its batch; where its last step was not below ``tol``,
+        on which samples share its batch; where its last step was not below ``tol.step``,
         a quadratic stop, the three are evaluated once more at its end); numpy's (the
         reference: the batch stops together) where the kernel finds ``P J_p`` near singular.
 
@@ -650,8 +682,8 @@ class Closed(coupling.Coupling):
             step = np.linalg.solve(Jp, Pc)[..., 0]
             q[:, self.p] -= step
             size = np.abs(step).max(initial=0.0)
-            if size < self.tol or (np.abs(Pc).max(initial=0.0) < self.tol
-                                       and size < QUADRATIC * before):
+            if size < self.tol.step or (np.abs(Pc).max(initial=0.0) < self.tol.residual
+                                            and size < QUADRATIC * before):
                 break
             before = size
         return (c, *self._kept(J))
@@ -767,7 +799,7 @@ class Closed(coupling.Coupling):
                     part, ITERATIONS, t, samples[near], (full, jacobians))
                 q[near] = part
         # wandered off, or not closed: continued instead (the checks then judge)
-        far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > self.tol ** 0.5)
+        far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > self.tol.open)
         if far.any():
             q[far], c[far], PJ[far], off[far], rated[far] = self._continued(
                 full[anchor[far], 0], qa[far], t, samples[far], (full, jacobians))

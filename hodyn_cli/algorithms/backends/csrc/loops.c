@@ -17,9 +17,10 @@
  *
  * hodyn_loop_kinematics: c (or c^(k)) and J's jets.
  * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
- *   per sample until a step is below tol, or one from |P c| < tol is below `quadratic` x the
- *   one before, or |P c| is below tol / 100 (the step it would take is rounding); returns c
- *   and J where that last step started if it was below tol (as numpy's; no evaluation more
+ *   per sample until a step is below step_tol (joint units: rad, or m), or one from |P c| <
+ *   residual_tol (m) is below `quadratic` x the one before, or |P c| is below residual_tol /
+ *   100 (the step it would take is rounding); returns c and J where that last step started if
+ *   it was below step_tol (as numpy's; no evaluation more
  *   for them), else (a quadratic stop: a step up to `quadratic` x the one before) at its end,
  *   and a flag per sample: 0 where P J_p is near singular (Hadamard's ratio |det| /
  *   prod(row norms) below `near`): the caller decides those as numpy does. Given the motion
@@ -662,7 +663,7 @@ done:
  * with jets[Nf][KJ][r][n] (else NULL; 1 <= KJ <= D - 1) P J's jets to order KJ - 1, where ok */
 /* hodyn_loop_newton's work, its arguments checked (the cuts k with P and the passive joints) */
 static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int iterations,
-                      double tol, double quadratic, double near, double *c, double *PJ,
+                      double step_tol, double residual_tol, double quadratic, double near, double *c, double *PJ,
                       double *off, uint8_t *ok, int D, int KJ, double *qs, const int32_t *rows,
                       double *jets) {
     const Cuts k = *kc;
@@ -718,7 +719,7 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
                 for (int i = 0; i < r; i++) det *= Jp[r * i + i][l];
                 if (!(fabs(det) / norms[l] >= near)) { good[l] = 0; done[l] = 1; continue; }
                 for (int i = 0; i < r; i++) res = larger(res, fabs(Pc[i][l]));
-                if (res < 1e-2 * tol) {   /* at the solution already: c and J are its */
+                if (res < 1e-2 * residual_tol) {   /* at the solution already: c and J are its */
                     done[l] = have[l] = 1;
                     have_it[l] = evals;
                     for (int i = 0; i < r; i++) qh[i][l] = w.Q[passive[i]][l];
@@ -732,8 +733,8 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
                     w.Q[passive[i]][l] -= step[i][l];
                     size = larger(size, fabs(step[i][l]));
                 }
-                done[l] = size < tol || (res < tol && size < quadratic * before[l]);
-                if (size < tol) {   /* c and J of this step's start (within tol), as numpy's */
+                done[l] = size < step_tol || (res < residual_tol && size < quadratic * before[l]);
+                if (size < step_tol) {   /* c and J of this step's start (within step_tol), as numpy's */
                     have[l] = 1;
                     have_it[l] = evals;
                     for (int i = 0; i < r; i++) qh[i][l] = start[i];
@@ -745,7 +746,7 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
             }
             if (all) break;
         }
-        /* where the last step was not below tol (a quadratic stop, or the iterations ran
+        /* where the last step was not below step_tol (a quadratic stop, or the iterations ran
          * out), c and J at its end: one more evaluation */
         int missing = 0;
         for (int l = 0; l < LANES; l++) missing |= !have[l];
@@ -772,7 +773,7 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
         }
         if (!qs) continue;
         /* the implicit function theorem where c and J were kept (the last step's start,
-         * within tol of the positions found): where every lane kept them from the last
+         * within step_tol of the positions found): where every lane kept them from the last
          * evaluation, its poses and (in the loop) P J_p's factors are still here; else the
          * passive joints' poses there again (the actuated joints' kept) */
         int64_t lane_s[LANES];
@@ -826,9 +827,9 @@ done:
 }
 
 int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
-                      const int32_t *passive, int iterations, double tol, double quadratic,
-                      double near, double *c, double *PJ, double *off, uint8_t *ok, int D,
-                      int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
+                      const int32_t *passive, int iterations, double step_tol,
+                      double residual_tol, double quadratic, double near, double *c, double *PJ,
+                      double *off, uint8_t *ok, int D, int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
                       double *HK_NULLABLE jets) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
     int status = hk_check(m, N, 1, 1, 0, -1, -1);
@@ -840,8 +841,8 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         for (int64_t e = 0; e < N; e++)
             if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
     }
-    return newton_run(m, &k, N, q, iterations, tol, quadratic, near, c, PJ, off, ok, D, KJ, qs,
-                      rows, jets);
+    return newton_run(m, &k, N, q, iterations, step_tol, residual_tol, quadratic, near, c, PJ,
+                      off, ok, D, KJ, qs, rows, jets);
 }
 
 /* The Taylor polynomial sum_d q^(d) h^d / d! of at[D][n] into guess[n], and its last term's
@@ -898,7 +899,8 @@ static void step_towards(int64_t M, int n, int ma, const int32_t *active, const 
  * = 0 where some step's P J_p was near singular (then the rest is unset) */
 static int continued(const HModel *m, const Cuts *k, int64_t M, const double *start,
                      const double *target, int ma, const int32_t *active,
-                     const uint8_t *closing, double step, int iterations, int between, double tol, double quadratic, double near,
+                     const uint8_t *closing, double step, int iterations, int between,
+                     double step_tol, double residual_tol, double quadratic, double near,
                      double *q, double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ,
                      double *qs, const int32_t *rows, double *jets, int *all_ok) {
     const int n = m->n;
@@ -912,8 +914,8 @@ static int continued(const HModel *m, const Cuts *k, int64_t M, const double *st
     for (int st = 1; st <= steps; st++) {
         const int last = st == steps;
         step_towards(M, n, ma, active, start, target, (double)st / steps, q);
-        const int status = newton_run(m, k, M, q, last ? iterations : between, tol, quadratic,
-                                      near, c, PJ, off, ok, D, KJ, last ? qs : NULL, rows,
+        const int status = newton_run(m, k, M, q, last ? iterations : between, step_tol,
+                                      residual_tol, quadratic, near, c, PJ, off, ok, D, KJ, last ? qs : NULL, rows,
                                       last ? jets : NULL);
         if (status) return status;
         for (int64_t x = 0; x < M; x++)
@@ -944,7 +946,8 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
                       const int32_t *active, const uint8_t *closing, const double *reference,
                       int coarse, double step,
                       CUTS_ARGS, int r, const double *Pm, const int32_t *passive, int iterations,
-                      int between, double tol, double quadratic, double near, double taylor_tol,
+                      int between, double step_tol, double residual_tol, double quadratic,
+                      double near, double taylor_tol,
                       const double *HK_NULLABLE t, const int32_t *ids, double *q, double *c,
                       double *PJ, double *off, uint8_t *rated, int D, int KJ, int64_t Nf,
                       double *HK_NULLABLE qs, double *HK_NULLABLE jets, int64_t *complete) {
@@ -1001,7 +1004,8 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
         }
         int all_ok;
         if ((status = continued(m, &k, M, start, target, ma, active, closing, step, iterations,
-                                between, tol, quadratic, near, qb, cb, PJb, offb, okb, D, KJ, qs,
+                                between, step_tol, residual_tol, quadratic, near, qb, cb, PJb,
+                                offb, okb, D, KJ, qs,
                                 rows, jets, &all_ok)) || !all_ok)
             goto done;   /* (*complete stays 0) */
         for (int64_t x = 0; x < M; x++) {
@@ -1177,7 +1181,8 @@ int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double
  * their Python between was ~0.03 us a sample of the leg's file): the samples[M] between the
  * anchors of full[N][D][n] (every `taylor`-th and the last, solved with their derivatives),
  * Newton from their starts, and those whose start was too far, whose Newton moved more than
- * `step` from it or left the kept rows' residual |P c| above sqrt(tol) continued from their
+ * `step` from it or left the kept rows' residual |P c| above open_tol (m: Newton did not
+ * converge there) continued from their
  * anchor instead (continued()); their positions, derivatives and P J's jets (jets, KJ) in
  * full and jets, c[M][R], PJ[M][r][n] and off[M] as hodyn_loop_newton's. *complete = 0 where
  * some P J_p was near singular (full and jets then partly written: the caller goes on step
@@ -1186,8 +1191,9 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
                        int64_t M, const int32_t *samples, int taylor, double step,
                        double taylor_tol, const double *W, CUTS_ARGS, int r, const double *Pm,
                        const int32_t *passive, int ma, const int32_t *active,
-                       const uint8_t *closing, int iterations, int between, double tol,
-                       double quadratic, double near, double *c,
+                       const uint8_t *closing, int iterations, int between, double step_tol,
+                       double residual_tol, double open_tol, double quadratic, double near,
+                       double *c,
                        double *PJ, double *off, int KJ, double *HK_NULLABLE jets,
                        int64_t *complete) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
@@ -1234,7 +1240,8 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
         }
     if (B) {
         double *cn = F ? cb : c, *PJn = F ? PJb : PJ, *offn = F ? offb : off;
-        if ((status = newton_run(m, &k, B, q, iterations, tol, quadratic, near, cn, PJn, offn,
+        if ((status = newton_run(m, &k, B, q, iterations, step_tol, residual_tol, quadratic,
+                                 near, cn, PJn, offn,
                                  ok, D, KJ, full, rows, jets)))
             goto done;
         for (int64_t x = 0; x < B; x++)
@@ -1248,7 +1255,7 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
                 for (int f = 0; f < R; f++) s += Pm[R * i + f] * cn[x * R + f];
                 res = larger(res, fabs(s));
             }
-            far[e] = moved > step || res > sqrt(tol);
+            far[e] = moved > step || res > open_tol;
             if (F) {
                 memcpy(c + e * R, cn + x * R, sizeof(double) * R);
                 memcpy(PJ + e * r * n, PJn + x * r * n, sizeof(double) * r * n);
@@ -1269,7 +1276,8 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
     if (F) {
         int all_ok;
         if ((status = continued(m, &k, F, start, target, ma, active, closing, step, iterations,
-                                between, tol, quadratic, near, q, cb, PJb, offb, ok, D, KJ, full,
+                                between, step_tol, residual_tol, quadratic, near, q, cb, PJb,
+                                offb, ok, D, KJ, full,
                                 rows, jets, &all_ok)) || !all_ok)
             goto done;
         for (int64_t x = 0; x < F; x++) {
