@@ -281,6 +281,7 @@ class InverseKinematics:
         self.spec = Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), task)
         self.path, self.m, self.redundant = self.spec.path, self.spec.m, self.spec.redundant
         self.unit = length_unit(model, self.spec)
+        self.base = base_point(model, self.spec)
         self.data = data   # the backend's Data for the model (the caller's, per request)
         if q0 is None:
             q0 = [default_lock_value(model, i) for i in range(model.n)]
@@ -364,17 +365,23 @@ class InverseKinematics:
             self.condition_max = (float(cond[j]), None if t is None else float(t[j]), self.done + j)
 
     def _balanced(self, q: np.ndarray, cond: np.ndarray) -> np.ndarray:
-        """The condition numbers (N,) of J_t at q (N, n) with its translational rows in the
-        arm's own :func:`length_unit`; ``cond`` (the backend's, rows in metres) where that unit
-        is 1 m or the task is a position's (all its rows in metres: no unit to choose). A pose
-        Jacobian's rows are rad/rad and m/rad, so in metres its condition number grows like
-        the arm's size or its inverse, and the verdict ``> max_condition`` with it: the iiwa
-        scaled to 1.3 mm was refused as near-singular at the first sample of a Fourier motion
-        (8.4e4 > 1e4), and so was the iiwa exported in millimetres further on (2.2e4), poses
-        the 1.3 m arm passes (tests/test_ik_scale.py: 1e3 and 1e2 times the 1 m values)."""
-        if self.unit == 1.0 or self.task != "pose":
+        """The condition numbers (N,) of J_t at q (N, n) with its translational rows the
+        velocity of the robot's base point (:func:`base_point`), in the arm's own
+        :func:`length_unit`; ``cond`` (the backend's: the root's origin, metres) where the
+        base is at the root's origin and that unit is 1 m, or the task is a position's (all
+        its rows the link's point, in metres: nothing to choose). A pose Jacobian's rows are
+        rad/rad and m/rad, so in metres its condition number grows like the arm's size or its
+        inverse, and the verdict ``> max_condition`` with it: the iiwa scaled to 1.3 mm was
+        refused as near-singular at the first sample of a Fourier motion (8.4e4 > 1e4), and
+        so was the iiwa exported in millimetres further on (2.2e4), poses the 1.3 m arm
+        passes (tests/test_ik_scale.py: 1e3 and 1e2 times the 1 m values). The translational
+        rows ``v + w x c`` (the spatial twist's ``v`` is the velocity of the root's origin)
+        grow with the base's distance c from the root's origin likewise: the iiwa mounted 3 m
+        up had condition number 105 where on the ground it has 10.3."""
+        if self.task != "pose" or (self.unit == 1.0 and not self.base.any()):
             return cond
         Jt = jacobians(self.spec, q)[3].copy()
+        Jt[:, 3:] += np.cross(Jt[:, :3], self.base, axisa=1, axisc=1)
         Jt[:, 3:] /= self.unit
         return condition_numbers(Jt)
 
@@ -700,12 +707,31 @@ class InverseKinematics:
         return qs, cond
 
 
+def base_point(model: Model, task: Task) -> np.ndarray:
+    """The origin (3,) of the robot's base, root axes: the link that carries the path's
+    first joint (fixed to the root: the mounting). A pose task's condition number takes its
+    translational rows there and :func:`length_unit` measures the reach from there, so that
+    a mounting offset changes neither (tests/test_ik_mounting.py); the root's origin where
+    the model does not name that link.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "iiwa14.urdf")
+    >>> frame = model.links["iiwa_link_ee"]
+    >>> base_point(model, Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), "pose"))
+    array([0., 0., 0.])
+    """
+    base = model.links.get(model.parent_links[task.path[0]]) if model.parent_links else None
+    return base.T[:3, 3].copy() if base is not None and base.body < 0 else np.zeros(3)
+
+
 def length_unit(model: Model, task: Task) -> float:
     """The power of ten nearest the arm's reach (m): the lengths of the joints' offsets along
-    the path to the link and the link's own offset, at q = 0. A power of ten, so that every
-    arm of 0.32 to 3.2 m keeps its condition numbers in metres bit for bit (and the meaning
-    of ``--max-condition`` it was tuned on), and one scaled by 10^k sees exactly the same
-    verdicts; 1 where the reach is 0 (a link at the root's origin).
+    the path to the link (the first one's from the robot's base, :func:`base_point`) and the
+    link's own offset, at q = 0. A power of ten, so that every arm of 0.32 to 3.2 m keeps its
+    condition numbers in metres bit for bit (and the meaning of ``--max-condition`` it was
+    tuned on), and one scaled by 10^k sees exactly the same verdicts; 1 where the reach is 0
+    (a link at the root's origin).
 
     >>> from pathlib import Path
     >>> from hodyn_cli.modeling.urdf import load_model
@@ -714,8 +740,9 @@ def length_unit(model: Model, task: Task) -> float:
     >>> length_unit(model, Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), "pose"))
     1.0
     """
-    reach = float(np.linalg.norm(model.B[task.path, :3, 3], axis=1).sum()
-                  + np.linalg.norm(task.frame.T[:3, 3]))
+    offsets = model.B[task.path, :3, 3].copy()
+    offsets[0] -= base_point(model, task)
+    reach = float(np.linalg.norm(offsets, axis=1).sum() + np.linalg.norm(task.frame.T[:3, 3]))
     return 10.0 ** round(np.log10(reach)) if reach > 0 else 1.0
 
 
