@@ -51,7 +51,8 @@ from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory, Wrenches, derivative_name, free_root_motion
 from hodyn_cli.errors import HodynError, ModelError, TrajectoryError
 
-__all__ = ["Forward", "forward_dynamics", "check_regular", "inert_coordinates", "no_inertia"]
+__all__ = ["Forward", "forward_dynamics", "check_regular", "inert_coordinates", "no_inertia",
+           "unit_scales"]
 
 
 @dataclass(frozen=True)
@@ -137,14 +138,17 @@ def _check_regular(model: Model, free: Model, data: backends.Data, motion: Traje
     names = free.dof_names if rooted is None else rooted.coordinate_names
     why = (f"the root link '{model.root_link}' has no mass (give it an <inertial>)"
            if model.root_inertia[3, 3] <= 0 else "")
-    check_regular(M[0] if rooted is None else rooted.matrices(M)[0], names,
+    check_regular(M[0] if rooted is None else rooted.matrices(M)[0], free, names,
                   "of a floating base (the robot under its free root joint)", why)
 
 
-def check_regular(M: np.ndarray, names: Sequence[str], whose: str = "", why: str = "") -> None:
+def check_regular(M: np.ndarray, model: Model, names: Sequence[str], whose: str = "",
+                  why: str = "") -> None:
     """A one-line ModelError (the robot's inertias are at fault) unless the mass matrix M
-    (m, m) of one sample, over the coordinates ``names``, is regular: every coordinate moves
-    some inertia and its Jacobi-scaled matrix has ``lambda_min > 1e-12 lambda_max``
+    (m, m) of one sample, over the coordinates ``names`` (``model``'s velocity coordinates),
+    is regular: every coordinate moves some inertia (:func:`inert_coordinates`, judged
+    against the inertia of the coordinates of its unit, :func:`unit_scales`) and its
+    Jacobi-scaled matrix has ``lambda_min > 1e-12 lambda_max``
     (:func:`_jacobi_regular`). A singular M has no unique ``qdd = M^-1 (...)``: Cholesky through a zero
     pivot gives numbers of the size 1 / rounding (qdd ~1e30) and LU raises. The cause
     named: the coordinates that move no inertia (:func:`no_inertia`), else ``why``;
@@ -152,7 +156,7 @@ def check_regular(M: np.ndarray, names: Sequence[str], whose: str = "", why: str
     singular at every state, so one sample per chunk finds it, for an O(m^3) that the
     chunk's solve dwarfs."""
     lam = np.linalg.eigvalsh(M)
-    inert = inert_coordinates(M, names, float(lam[-1]))
+    inert = inert_coordinates(M, names, unit_scales(M, model, names))
     if not inert and _jacobi_regular(M):
         return
     cause = no_inertia(inert) or why or "a part of it moves with no inertia"
@@ -177,13 +181,44 @@ def _jacobi_regular(M: np.ndarray) -> bool:
     return bool(lam[0] > 1e-12 * lam[-1])
 
 
-def inert_coordinates(M: np.ndarray, names: Sequence[str], scale: float) -> list[str]:
+def inert_coordinates(M: np.ndarray, names: Sequence[str], scale: float | np.ndarray
+                      ) -> list[str]:
     """The coordinates j of a mass matrix M (m, m) with ``M_jj = S_j^T I_j^c S_j <= 1e-15
-    scale``: the composite inertia of the subtree they move does not resist their screw
+    scale_j``: the composite inertia of the subtree they move does not resist their screw
     (published URDFs move massless links on joints of their own, e.g. Romeo's hands), so M
     is singular (``M_ij = S_i^T I_i^c S_j``: Featherstone, Rigid Body Dynamics
-    Algorithms, sec. 6.2)."""
+    Algorithms, sec. 6.2). ``scale``: one for all (M's largest eigenvalue: every coordinate
+    of one unit) or each coordinate's (m,) (:func:`unit_scales`)."""
     return [names[int(j)] for j in np.flatnonzero(np.diagonal(M) <= 1e-15 * scale)]
+
+
+def unit_scales(M: np.ndarray, model: Model, names: Sequence[str]) -> np.ndarray:
+    """Each coordinate's inertia scale (m,) for :func:`inert_coordinates`: the largest
+    eigenvalue of M's block over the coordinates of its unit, those that turn a joint (M_jj
+    in kg m^2: revolute, helical, a floating base's turning) or those that move one along an
+    axis without turning it (kg: prismatic, a floating base's or a planar joint's moving),
+    ``names`` the model's velocity coordinates. Judged against M's largest eigenvalue, kg m^2
+    and kg alike, the wrist of the gripper arm scaled to 0.1 um (M_jj 1.6e-17 kg m^2 against
+    the elbow slide's 1.6 kg) was named as moving no inertia, and forward dynamics refused;
+    a robot of one unit keeps that eigenvalue. (The unit of a coupled robot's coordinate is its own joint's: a
+    passive joint it turns adds rad per its unit.)
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> model = load_model(Path(__file__).parents[3] / "urdf" / "gripper_arm.urdf")
+    >>> model.joint_types[2], model.joint_types[4:]
+    ('prismatic', ('prismatic', 'prismatic'))
+    >>> unit_scales(np.diag(np.arange(1.0, 7.0)), model, model.dof_names).tolist()
+    [4.0, 4.0, 6.0, 4.0, 6.0, 6.0]
+    """
+    screws = np.concatenate(model.subspaces, axis=1)
+    dof = {name: d for d, name in enumerate(model.dof_names)}
+    moving = np.array([not screws[:3, dof[name]].any() for name in names])
+    scale = np.empty(len(names))
+    for group in (moving, ~moving):
+        if group.any():
+            scale[group] = np.linalg.eigvalsh(M[np.ix_(group, group)])[-1]
+    return scale
 
 
 def no_inertia(inert: Sequence[str]) -> str:
@@ -220,7 +255,7 @@ def _chunk(model: Model, data: backends.Data, chunk: Trajectory, tau: np.ndarray
     first = _with(chunk, full[:, :3])
     M, r = _mass_and_bias(model, data, first, gravity)
     Mc = coords(M)
-    check_regular(Mc[0], c.coordinate_names)
+    check_regular(Mc[0], model, c.coordinate_names)
     out = np.empty((N, K + 1, m))
     for k in range(K + 1):
         if k:
