@@ -663,9 +663,9 @@ done:
  * with jets[Nf][KJ][r][n] (else NULL; 1 <= KJ <= D - 1) P J's jets to order KJ - 1, where ok */
 /* hodyn_loop_newton's work, its arguments checked (the cuts k with P and the passive joints) */
 static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int iterations,
-                      double step_tol, double residual_tol, double quadratic, double near, double *c, double *PJ,
-                      double *off, uint8_t *ok, int D, int KJ, double *qs, const int32_t *rows,
-                      double *jets) {
+                      double step_tol, double residual_tol, double quadratic, double near,
+                      double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ, double *qs,
+                      const int32_t *rows, double *jets) {
     const Cuts k = *kc;
     const int n = m->n, S = k.S, R = k.R, r = k.r;
     const int32_t *passive = k.passive;
@@ -734,7 +734,8 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
                     size = larger(size, fabs(step[i][l]));
                 }
                 done[l] = size < step_tol || (res < residual_tol && size < quadratic * before[l]);
-                if (size < step_tol) {   /* c and J of this step's start (within step_tol), as numpy's */
+                if (size < step_tol) {   /* c and J of this step's start (within step_tol), as
+                                          * numpy's */
                     have[l] = 1;
                     have_it[l] = evals;
                     for (int i = 0; i < r; i++) qh[i][l] = start[i];
@@ -829,7 +830,8 @@ done:
 int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
                       const int32_t *passive, int iterations, double step_tol,
                       double residual_tol, double quadratic, double near, double *c, double *PJ,
-                      double *off, uint8_t *ok, int D, int KJ, int64_t Nf, double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
+                      double *off, uint8_t *ok, int D, int KJ, int64_t Nf,
+                      double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
                       double *HK_NULLABLE jets) {
     const Cuts k = CUTS_INIT(r, Pm, passive);
     int status = hk_check(m, N, 1, 1, 0, -1, -1);
@@ -915,8 +917,8 @@ static int continued(const HModel *m, const Cuts *k, int64_t M, const double *st
         const int last = st == steps;
         step_towards(M, n, ma, active, start, target, (double)st / steps, q);
         const int status = newton_run(m, k, M, q, last ? iterations : between, step_tol,
-                                      residual_tol, quadratic, near, c, PJ, off, ok, D, KJ, last ? qs : NULL, rows,
-                                      last ? jets : NULL);
+                                      residual_tol, quadratic, near, c, PJ, off, ok, D, KJ,
+                                      last ? qs : NULL, rows, last ? jets : NULL);
         if (status) return status;
         for (int64_t x = 0; x < M; x++)
             if (!ok[x]) return HK_OK;
