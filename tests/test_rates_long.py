@@ -129,13 +129,14 @@ def test_a_rounds_law_slower_than_the_uniform_scaling_goes_to_the_windows_at_onc
 
 
 @pytest.mark.parametrize(("rate", "options", "refine", "auto"), [
-    (2000, (), 1.0, True), (2000, ("--rate", 1000), optimal.SLACK, True),
+    (2000, (), 1.0, True), (2000, ("--rate", 1000), optimal.SLACK, False),
     (2000, ("--solver", "reachability"), 1.0, False)])
 def test_an_output_finer_than_1khz_has_the_programmes_run_at_any_slack(
         tmp_path, monkeypatch, rate, options, refine, auto):
     """What the rounds are asked to refine beyond: 1 (always) for a 2 kHz output, SLACK
-    times the passes' law for a 1 kHz one, whatever the input's rate; and with auto, not
-    beyond UNREACHED times the uniform scaling's duration (the windows run then)."""
+    times the passes' law for a 1 kHz one, whatever the input's rate; and with auto on an
+    output finer than HIGHER_RATE, not beyond UNREACHED times the uniform scaling's duration
+    (the windows run then); at 1 kHz or coarser, at any (``auto`` False here)."""
     src = generated(tmp_path, rate, 0.5)
     asked = []
 

@@ -699,8 +699,13 @@ COARSE = 2
 #: and 3.4 % longer than the windows' on the Panda's (benchmarks/README.md, 2026-11-30,
 #: jerk10k)
 HIGHER_RATE = 1000.0
-#: with ``auto``, the sequential programmes do not raise a rounds' law longer than this many
-#: times the uniform scaling's duration (the windows run then): the Solo12's 10 kHz Fourier
+#: with ``auto`` on an output finer than :data:`HIGHER_RATE`, the sequential programmes do
+#: not raise a rounds' law longer than this many times the uniform scaling's duration (the
+#: windows run then; on a coarser output they run at any: Laikago's leg along a closed loop
+#: at 100 Hz with jerk limits, its rounds' law 4.47 times the uniform scaling's, was raised
+#: to 0.862 s in 1.4 s of CPU where the windows' law was 1.281 s; HyQ's 1.371 s against
+#: 1.499 s; the bench's 21 inputs the same bits; benchmarks/README.md, 2026-12-02, lead17):
+#: the Solo12's 10 kHz Fourier
 #: path with --jerk 500, its passes' law 0.118 s (jerk is all that slows it), the rounds'
 #: 98.7 s, 17 times the uniform scaling's 5.72 s, took 24 programmes (49 s of CPU, each step
 #: bound by their trust region) to 8.34 s, still slower than it (the windows' 5.07 s); on
@@ -1489,7 +1494,7 @@ class Optimal:
         # the windows', 3.4 s more CPU; benchmarks/README.md, 2026-11-30, long10k)
         fine = rate > HIGHER_RATE * (1 + 1e-6)
         refine = 1.0 if fine else SLACK
-        unreached = UNREACHED * uniform if self.solver == "auto" else np.inf
+        unreached = UNREACHED * uniform if self.solver == "auto" and fine else np.inf
         def limits(arc: reachability.Arc, a: int, b: int) -> list:
             sigma = arc.sigma[a:b]
             return path_limits(self.model, Trajectory(names, arc.jet(sigma, self.order + 3),
