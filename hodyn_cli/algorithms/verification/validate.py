@@ -90,7 +90,7 @@ import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.dynamics.closed_form import matrices
-from hodyn_cli.algorithms.dynamics.forward import inert_coordinates, no_inertia
+from hodyn_cli.algorithms.dynamics.forward import inert_coordinates, no_inertia, unit_scales
 from hodyn_cli.algorithms.dynamics.methods import GRAVITY, METHODS
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences, frequency
 from hodyn_cli.algorithms.motion.turns import wrapped_columns
@@ -885,7 +885,12 @@ class ModelChecks:
     """M symmetric positive definite and ``M' = Cbar + Cbar^T`` at the checked samples, and
     the URDF's warnings; the free root joint's rows of a floating base (first in M) named as
     the base wrench's columns, after the joints'. A block keeps the largest errors, the
-    lowest eigenvalue, its eigenvector and M there, and the largest condition number."""
+    lowest eigenvalue, its eigenvector and M there, and the largest condition number: of the
+    Jacobi-scaled ``D^-1/2 M D^-1/2`` (D = diag(M); positive definite exactly where M is),
+    M's regularity in units of each coordinate's own inertia. M's own eigenvalues mix kg m^2
+    and kg: the gripper arm scaled to 0.1 um (1.6e-17 kg m^2 at its wrist, 1.6 kg at its
+    elbow slide) had a smallest eigenvalue of -1.8e-16 by rounding, and failed; as
+    :func:`~hodyn_cli.algorithms.dynamics.forward.check_regular` judges it."""
 
     def __init__(self, parts: Parts):
         self.parts = parts
@@ -908,7 +913,10 @@ class ModelChecks:
         self.asym.add(np.abs(M - np.swapaxes(M, 1, 2)).max(axis=2), block.idx, block.t)
         self.skew.add(np.abs(Md - Cb - np.swapaxes(Cb, 1, 2)).max(axis=2), block.idx, block.t)
         sym = (M + np.swapaxes(M, 1, 2)) / 2
-        lam, vec = np.linalg.eigh(sym)
+        d = np.diagonal(sym, axis1=1, axis2=2)
+        # (a coordinate moving no inertia, M_jj <= 0, unscaled: its eigenvalue stays <= 0)
+        w = 1.0 / np.sqrt(np.where(d > 0, d, 1.0))
+        lam, vec = np.linalg.eigh(sym * w[:, :, None] * w[:, None, :])
         self.condition = largest(self.condition, float(
             (lam[:, -1] / np.maximum(lam[:, 0], 1e-300)).max()))
         s = int(np.argmin(lam[:, 0]))
@@ -950,13 +958,14 @@ class ModelChecks:
         at = worst(np.abs(vector[None]), p.model, [sample], None if time is None else [time],
                    self.columns, p.names)
         inert = inert_coordinates(M, [column_name(p.model, j, self.columns, p.names)
-                                      for j in range(M.shape[1])], self.scale)
+                                      for j in range(M.shape[1])],
+                                    unit_scales(M, p.model, p.model.dof_names))
         cause = f"{no_inertia(inert)}; " if inert else ""
         if inert:
             at["worst_joint"] = inert[0]
         c = Check("model", "M positive definite", "pass", self.lowest, **at,
                   detail=f"{cause}smallest eigenvalue {self.lowest:.4g}, largest condition "
-                         f"number {self.condition:.4g}")
+                         f"number {self.condition:.4g} (of M scaled by its diagonal)")
         c.status = "pass" if self.lowest > 0 else "fail"
         return c
 
