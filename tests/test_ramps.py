@@ -6,27 +6,30 @@ import numpy as np
 import pytest
 
 from hodyn_cli.algorithms.limits.jets import compose
-from hodyn_cli.algorithms.limits.ramps import FLAT, TAIL, Ramp
+from hodyn_cli.algorithms.limits.ramps import FLAT, FLATS, TAIL, Ramp
 
 
-@pytest.fixture(scope="module", params=[0.0, FLAT], ids=["single step", "flat"])
+@pytest.fixture(scope="module", params=[0.0, FLAT, min(FLATS), max(FLATS)],
+                ids=["single step", "flat", "flattest", "flat over none"])
 def ramp(request):
-    """The single polynomial step's ramp (corners without limits of higher orders) and the
-    flat-topped one (Ramp.flat: with them)."""
+    """The single polynomial step's ramp (corners without limits of higher orders) and
+    flat-topped ones (Ramp.flat: with them): the 1/3, the flattest-topped (a jerk's) and
+    the one flat over none of its rise, turned by the flatter curve (a torque
+    acceleration's)."""
     return Ramp(0.01, flat=request.param)
 
 
 def test_the_warps_derivatives_are_its_own(ramp):
     """w' .. w'''' against central differences of the order below, on both sides of the
-    rise and the tail (where it is pieced together; the flat step's turns too, its w^(6)
-    ~40 times the single step's: central differences err by h^2/6 of it), to 1e-6 of each
-    order's largest."""
+    rise and the tail (where it is pieced together; the flat steps' turns too, their w^(6)
+    ~40 times the single step's at 1/3, larger at 1/6: central differences err by
+    h^2/6 of it, 2.9e-6 of w''''), to 4e-6 of each order's largest."""
     tau = np.linspace(0.0, 1.2 * ramp.tail, 240001)
     h = tau[1] - tau[0]
     w = ramp.warp(tau)
     for k in range(1, 5):
         numeric = (w[2:, k - 1] - w[:-2, k - 1]) / (2 * h)
-        assert np.abs(numeric - w[1:-1, k]).max() <= 1e-6 * np.abs(w[:, k]).max(), k
+        assert np.abs(numeric - w[1:-1, k]).max() <= 4e-6 * np.abs(w[:, k]).max(), k
 
 
 def test_it_starts_as_a_cube_and_ends_as_the_law_later(ramp):
@@ -47,12 +50,12 @@ def test_it_starts_as_a_cube_and_ends_as_the_law_later(ramp):
 
 def test_it_stays_within_the_laws_acceleration_and_speed(ramp):
     """Warping the fastest law from rest (sigma = u t^2 / 2): its acceleration u (w^2/2)''
-    is at most u (1 + overshoot), overshoot ~1.8e-4 (2.7e-4 flat), and its speed w' times the law's at
-    the same point, w' <= 1; inverse(w(tau)) = tau."""
+    is at most u (1 + overshoot), overshoot ~1.8e-4 (2.1e-4 .. 3.8e-4 flat), and its speed
+    w' times the law's at the same point, w' <= 1; inverse(w(tau)) = tau."""
     tau = np.linspace(0.0, ramp.tail, 20001)
     w = ramp.warp(tau)
     accel = w[:, 1] ** 2 + w[:, 0] * w[:, 2]
-    assert accel.max() <= 1 + ramp.overshoot + 1e-9 and ramp.overshoot < 3e-4
+    assert accel.max() <= 1 + ramp.overshoot + 1e-9 and ramp.overshoot < 4e-4
     assert np.all(w[:, 1] >= 0) and w[:, 1].max() <= 1 + 1e-12
     assert np.abs(ramp.inverse(w[:, 0]) - tau).max() < 1e-12
 

@@ -10,7 +10,7 @@ from numpy.polynomial import Polynomial
 
 from hodyn_cli.algorithms.limits import ramps
 from hodyn_cli.algorithms.limits.jets import product, square_root
-from hodyn_cli.algorithms.limits.ramps import FLAT, Ramp, Start
+from hodyn_cli.algorithms.limits.ramps import FLAT, FLATS, Ramp, Start
 
 
 def _warped(ramp: Ramp, tau: np.ndarray, orders: int) -> np.ndarray:
@@ -34,7 +34,7 @@ def _warped(ramp: Ramp, tau: np.ndarray, orders: int) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("flat", [0.0, FLAT], ids=["single step", "flat"])
+@pytest.mark.parametrize("flat", [0.0, FLAT, max(FLATS)], ids=["single step", "flat", "flat over none"])
 def test_a_ramps_warp_is_its_polynomials_called_and_derived_once(flat, monkeypatch):
     """Ramp.warp at every order asked (1, 5 and 8: its pieces' derivatives beyond their
     degree too) bit for bit Polynomial's own evaluation, sign of zero included, and
@@ -103,13 +103,14 @@ def test_a_ramps_step_and_its_integrals_are_made_once_per_step(monkeypatch):
 def test_a_composition_is_polynomials_own_to_the_bit():
     """ramps._composed(p, q) is Polynomial's call p(Q) (Q of the coefficients q): the same
     coefficients to the bit, their count and the sign of each zero too, for the ramps' own
-    shapes (the single step, the bump, the flat step's pieces, a constant) composed with a
-    rise's and a tail's map at random starts; a ramp made from it is the ramp made from
+    shapes (the single step, the bump, the flat step's pieces, the flatter turn of the step
+    flat over none of its rise, a constant) composed with a rise's and a tail's map at
+    random starts; a ramp made from it is the ramp made from
     Polynomial's calls (its pieces, delay and warp). Without a Polynomial at each step of
     Horner's scheme: a flat ramp 3.6 -> 0.9 ms."""
     rng = np.random.default_rng(0)
     shapes = [ramps._STEP, ramps._BUMP, Polynomial([1.0])] + [
-        poly for _, poly in ramps._flat_step(FLAT)]
+        poly for _, poly in ramps._flat_step(FLAT)] + [ramps._flat_step(max(FLATS))[0][1]]
     for _ in range(200):
         rise = float(10 ** rng.uniform(-3, 0))
         lo = float(rng.choice([0.0, rng.uniform(0.0, 1.0)])) * rise

@@ -26,12 +26,24 @@ final fit onto the limits pays as a slowing of that share). The two conditions g
 **Its cost** is ``d``, about ``rise / 2`` at each side of a corner (0.4985 ``rise`` at
 ``tail = 20 rise``).
 
-**The flat step** (:meth:`Ramp.flat`, with limits of higher orders, which size the rise by
-the ramp's jerk ``u max r_0' / rise``): r_0's slope turned on over the first :data:`FLAT`
-of the rise, constant between, turned off over the last, in pieces (each a polynomial in
-its own ``tau - start``); its slope peaks at 1.5 where the single step's does at 2.19, so
-the rise, and the cost, are 31 % less for the same jerk (0.4978 ``rise`` at ``tail = 20
-rise``, overshoot 2.7e-4).
+**The flat steps** (:meth:`Ramp.flat`, with limits of higher orders, which size the rise
+by the ramp's jerk and torque rate, ``u max r_0' / rise``, and torque acceleration, ``u max
+|r_0''| / rise^2``, times their coefficients: :func:`~hodyn_cli.algorithms.limits.rates.
+rise`). Near the rest sigma_dot ~ 0, so a joint's jerk is ``q_sigma sigma'''`` and a torque
+rate and acceleration ``M q_sigma sigma'''`` and ``.. sigma''''``: bounds on ``u r_0' /
+rise`` and ``u r_0'' / rise^2`` alone. Every step costs ``int (1 - r_0)`` = rise / 2 (r_0
+odd about its middle), so the fastest ramp is the one with the shortest rise: under the jerk
+alone r_0' = 1 (u stepped in at the limit itself, a rise of ``u / J``), under the torque
+acceleration alone r_0'' = +-4 (a rise of ``2 sqrt(u / S)``), under both the S-curve of one
+order up, r_0'' at +-C over a share a at each end and r_0' = 1 / (1 - a) between (C = 1 / (a
+(1 - a))). The flat steps ride it: r_0's slope turned on over the first a of the rise
+(:data:`FLATS`), constant between, turned off over the last, r_0''' continuous (the turn's
+curvature a smooth bump, K times its mean at its peak: :data:`_SMOOTH`, :data:`_FLATTER`),
+in pieces (each a polynomial in its own ``tau - start``): slope ``1 / (1 - a)``, curvature
+``K / (a (1 - a))`` (:data:`STEEPEST`). At a = 1/6 a jerk-bound rise is 1.2 times the
+fastest (the single step's, 2.19 times; at the 1/3 kept before, 1.5 times); at a = 1/2,
+turned by the flatter bump, a torque-acceleration-bound one 1.19 times (the single step's
+1.37 times). The 1/3 step: 0.4978 ``rise`` at ``tail = 20 rise``, overshoot 2.7e-4.
 
 >>> flat = Ramp.flat(0.01)
 >>> float(round(flat.delay / flat.rise, 4)), float(round(flat.overshoot, 6))
@@ -63,42 +75,76 @@ TAIL = 20
 #: the step r_0 (0 to 1, three derivatives vanishing at both ends) and the tail's bump
 _STEP = Polynomial([0, 0, 0, 0, 35, -84, 70, -20])
 _BUMP = 630 * Polynomial([0, 0, 0, 0, 1, -4, 6, -4, 1])
-#: the share of the rise over which a ramp for limits of higher orders (:meth:`Ramp.flat`)
-#: turns its slope on and off: the slope between is constant, ``1 / (1 - FLAT)`` (r_0's
-#: slope ``s S(x / FLAT)`` there, S = 10 x^3 - 15 x^4 + 6 x^5, so r_0 ~ x^4 at the rest
-#: and its first three derivatives vanish at 1, as the single step's). Why: the ramp's
-#: jerk is its steepest slope times u / rise, and its cost half its rise: the single
-#: step's slope peaks at 2.19, so its rise, and cost, were 2.19 / 0.9 times u over the jerk
-#: limit, 2.4 times the constant jerk's; at a third the slope is 1.5 (a ramp 31 % shorter)
-#: and its curvature, which a torque acceleration's rise reads, 8.44 (7.51: 6 % longer)
-FLAT = 1 / 3
+#: the on-curves of the flat steps (:meth:`Ramp.flat`), S (0 to 1, ``S(y) = 1 - S(1 - y)``):
+#: r_0's slope ``s S(x / a)`` turned on over the step's flat share a, its curvature
+#: ``s S' / a`` there, ``K s / a`` at most, K = max S' (S''s mean is 1). The smooth step
+#: 10 y^3 - 15 y^4 + 6 y^5 (S' = 30 y^2 (1 - y)^2, K = 15/8), and a flatter one, S' = f /
+#: mean f with ``f = (1 - (2 y - 1)^4)^2`` (K = 45/32). Why two: the fastest step under a
+#: bound on r_0'' alone (a torque acceleration) turns at that bound at once (K = 1, its
+#: rise at a = 1/2 ``2 / sqrt(bound)``), which r_0''' continuous at the rest (q^(5) through a
+#: corner) forbids; S' vanishing with its slope at both ends, the flatter one's rise is
+#: sqrt(K) = 1.19 times that, the smooth step's 1.37 times, the single step's (7.51) 1.37
+#: times too. But r_0^(4) jumps by ``s S'''(0) / a^3`` at the turns' ends (60 and 180),
+#: which the output's q^(6) carries: the flatter one at a = 1/8 failed validate on the
+#: bench's ur5-p2p-1kHz at every smoothing tried, the smooth one passed. So the flatter one
+#: turns the step whose curvature decides (a = 1/2: r_0^(4) 2880 there, the smooth step's
+#: 2430 at a = 1/3, which passed at 1 kHz), the smooth one the steps that ride a jerk
 _SMOOTH = Polynomial([0, 0, 0, 10, -15, 6])
+_FLATTER = (lambda f: f.integ() / f.integ()(1.0))(
+    64 * Polynomial([0, 1, -1]) ** 2 * Polynomial([1, -2, 2]) ** 2)
+#: the flat shares a ramp for limits of higher orders may take (:func:`~hodyn_cli.algorithms.
+#: limits.rates.shape` takes the one whose rise is the shortest): a smaller one rides a jerk
+#: limit (r_0's slope ``1 / (1 - a)``: the constant jerk's 1 as a -> 0, 1.5 at 1/3), the
+#: largest, 1/2, a torque acceleration (r_0'' up to ``K / (a (1 - a))``: 5.63, the single
+#: step's 7.51). 1/6 at least: r_0^(4) and r_0''' at the turns grow as a^-3 and a^-2,
+#: which the output's q^(6) and q^(5) carry: at 1/8 the UR5's corners with --jerk 500 at
+#: 20 Hz (tests/test_ramps_shapes.py) failed validate at every smoothing tried; at 1/6
+#: they pass
+FLATS = (1 / 6, 1 / 4, 1 / 3, 1 / 2)
+#: a flat share of :data:`FLATS` (:meth:`Ramp.flat`'s, the module docstring's)
+FLAT = 1 / 3
+
+
+def _turn(a: float) -> tuple[Polynomial, float]:
+    """The on-curve S of the flat step of share ``a`` and its K (:data:`_SMOOTH`,
+    :data:`_FLATTER`)."""
+    return (_FLATTER, 45 / 32) if a >= 0.5 else (_SMOOTH, 15 / 8)
 
 
 def _flat_step(a: float) -> list[tuple[float, Polynomial]]:
-    """r_0 in pieces (start, polynomial in x) on [0, 1): a slope ``s S(x / a)`` turned on
-    over ``a``, ``s = 1 / (1 - a)`` between, turned off over the last ``a`` (r_0(1 - x) =
-    1 - r_0(x))."""
-    s, x = 1 / (1 - a), Polynomial([0, 1])
-    on = s * _SMOOTH(x / a).integ()
-    return [(0.0, on), (a, Polynomial([on(a) - s * a, s])), (1 - a, 1 - on(1 - x))]
+    """r_0 in pieces (start, polynomial in its own ``y = x - start``) on [0, 1): a slope ``s
+    S(x / a)`` turned on over ``a`` (S: :func:`_turn`'s), ``s = 1 / (1 - a)`` between, turned
+    off over the last ``a`` (r_0(1 - x) = 1 - r_0(x)); no piece between at a = 1/2. (Each in
+    its own y: the last one's degree-10 polynomial in x itself, 1 - r_0(1 - x), lost 8e-6 of
+    r_0(1) to rounding at a = 1/8.)"""
+    s, y = 1 / (1 - a), Polynomial([0, 1])
+    turn = s * a * _turn(a)[0].integ()  # (of y / a: r_0 over the turn on)
+    on = turn(y / a)
+    off = (1 - a, 1 - turn(1 - y / a))
+    if a >= 0.5:
+        return [(0.0, on), off]
+    return [(0.0, on), (a, Polynomial([on(a), s])), off]
 
 
 def _steepest(pieces: list[tuple[float, Polynomial]]) -> tuple[float, float]:
-    """The step's largest |r_0'| and |r_0''| on [0, 1]."""
+    """The step's largest |r_0'| and |r_0''| on [0, 1] (its pieces each in its own ``x -
+    start``)."""
     ends = [lo for lo, _ in pieces[1:]] + [1.0]
-    slope, curvature = (max(float(np.abs(poly.deriv(k)(np.linspace(lo, hi, 4001))).max())
+    slope, curvature = (max(float(np.abs(poly.deriv(k)(np.linspace(0, hi - lo, 4001))).max())
                             for (lo, poly), hi in zip(pieces, ends, strict=True))
                         for k in (1, 2))
     return slope, curvature
 
 
-#: per step (its flat share: 0 the single step, :data:`FLAT` the flat one), its steepest
-#: slope and curvature: where a law's path acceleration u steps in over ``rise``, sigma^(3)
-#: is up to ``STEEPEST[flat][0] |u| / rise`` and sigma^(4) up to ``STEEPEST[flat][1] |u| /
-#: rise^2`` (the ramps' jerk, torque rates and torque accelerations:
-#: :func:`~hodyn_cli.algorithms.limits.rates.rise`): (2.19, 7.51) and (1.5, 8.44)
-STEEPEST = {0.0: _steepest([(0.0, _STEP)]), FLAT: _steepest(_flat_step(FLAT))}
+#: per step (its flat share: 0 the single step, one of :data:`FLATS` a flat one), its
+#: steepest slope and curvature: where a law's path acceleration u steps in over ``rise``,
+#: sigma^(3) is up to ``STEEPEST[flat][0] |u| / rise`` and sigma^(4) up to
+#: ``STEEPEST[flat][1] |u| / rise^2`` (the ramps' jerk, torque rates and torque
+#: accelerations: :func:`~hodyn_cli.algorithms.limits.rates.rise`): the single step's (2.19,
+#: 7.51) sampled, a flat one's ``(1 / (1 - a), K / (a (1 - a)))`` exactly (its slope's flat
+#: top; its turns' peak, K times their mean ``s / a``): at 1/3 (1.5, 6.33), at 1/2 (2, 5.63)
+STEEPEST = {0.0: _steepest([(0.0, _STEP)])} | {
+    a: (1 / (1 - a), _turn(a)[1] / (a * (1 - a))) for a in FLATS}
 
 
 @cache
@@ -108,11 +154,11 @@ def _shape(flat: float) -> tuple[tuple[tuple[float, Polynomial], ...], float, fl
     solve for them, :class:`Ramp`): made once per step, not per ramp (~0.5 ms of
     polynomial arithmetic each; a point-to-point path makes two ramps a corner)."""
     step = _flat_step(flat) if flat else [(0.0, _STEP)]
-    x = Polynomial([0, 1])
     ends = [lo for lo, _ in step[1:]] + [1.0]
-    mass = 1 - sum(poly.integ()(hi) - poly.integ()(lo)  # int (1 - r_0) = 1/2
+    # (each piece in its own y = x - lo: x = y + lo)
+    mass = 1 - sum(poly.integ()(hi - lo)  # int (1 - r_0) = 1/2
                    for (lo, poly), hi in zip(step, ends, strict=True))
-    moment = 0.5 - sum((x * poly).integ()(hi) - (x * poly).integ()(lo)  # int x (1 - r_0)
+    moment = 0.5 - sum((Polynomial([lo, 1]) * poly).integ()(hi - lo)  # int x (1 - r_0)
                        for (lo, poly), hi in zip(step, ends, strict=True))
     return tuple(step), mass, moment
 
@@ -188,8 +234,9 @@ class Ramp:
         self._polys: list[Polynomial] = []
         value = slope = 0.0
         for i, (lo, shape) in enumerate(zip(starts, shapes, strict=True)):
-            v = np.array([lo, 1.0])  # (tau as a polynomial in v)
-            W = (_composed(shape, v / rise) + kappa * _composed(_BUMP, v / self.tail)).integ(
+            v = np.array([lo, 1.0])  # (tau as a polynomial in v; the step's pieces in v)
+            W = (_composed(shape, np.array([0.0, 1.0]) / rise)
+                 + kappa * _composed(_BUMP, v / self.tail)).integ(
                 2, k=[slope, value])
             hi = (starts[i + 1] if i + 1 < len(starts) else self.tail) - lo
             value, slope = float(W(hi)), float(W.deriv()(hi))

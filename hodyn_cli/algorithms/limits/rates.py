@@ -75,7 +75,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.limits import reachability, sequential
 from hodyn_cli.algorithms.limits.programme import Derivatives, PathLimit
-from hodyn_cli.algorithms.limits.ramps import FLAT, STEEPEST
+from hodyn_cli.algorithms.limits.ramps import FLAT, FLATS, STEEPEST
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.modeling.limits import Limits
 
@@ -575,33 +575,57 @@ def rise(pieces: list[tuple[reachability.Arc, reachability.Law]],
     :data:`~hodyn_cli.algorithms.limits.ramps.STEEPEST`), which the limit of time order j
     carries times the coefficient of sigma^(j+2) (``limits(arc, a, b)``: the limits at its
     grid points a .. b-1)."""
-    out = least
+    return _risen(_needs(pieces, limits), least, flat)
+
+
+def _needs(pieces: list[tuple[reachability.Arc, reachability.Law]],
+           limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
+           ) -> dict[int, float]:
+    """Per time order j of a limit that a ramp's law carries (:func:`_ramped`), the largest
+    ``|c u| / bound`` over the ramped rests and their joints: a step of steepness S (its
+    ``STEEPEST[flat][j-1]``) keeps them all over a rise of ``(S need)^(1/j)`` at least
+    (:func:`_risen`). Made once for every step :func:`shape` weighs: the limits at each rest
+    were made again for each (~3 ms a rest, 0.34 s of the UR5's 1 kHz point-to-point
+    retime)."""
+    out: dict[int, float] = {}
     for i, end in _corners(pieces):
         arc, law = pieces[i]
         u = _leaving(law, end)
-        for j, steep, bound in _ramped(arc, end, limits, flat):
-            out = max(out, float(((steep * u / bound) ** (1 / j)).max()))
+        for j, c, bound in _ramped(arc, end, limits):
+            out[j] = max(out.get(j, 0.0), float((c * u / bound).max()))
     return out
+
+
+def _risen(needs: dict[int, float], least: float, flat: float) -> float:
+    """The rise (at least ``least``) of the step ``flat`` over which every ramp keeps the
+    limits whose :func:`_needs` are ``needs``."""
+    return max([least] + [(STEEPEST[flat][j - 1] * need) ** (1 / j)
+                          for j, need in needs.items()])
 
 
 def shape(pieces: list[tuple[reachability.Arc, reachability.Law]],
           limits: Callable[[reachability.Arc, int, int], list[PathLimit]]) -> float:
     """The ramps' step (its flat share, :class:`~hodyn_cli.algorithms.limits.ramps.Ramp`'s
-    ``flat``): the single step where a ramp does not fit its leg (:func:`cornered`'s
-    slowing) and torque accelerations are limited there, else the one whose :func:`rise` is
-    the shorter, the flat one where they tie. Its jerk and torque rates are 1.5 u / rise
-    (the single step's 2.19), its torque accelerations 8.44 u / rise^2 (7.51), and a ramp
-    costs half its rise either way: the flat step where jerk or torque rates bind the ramps
-    (the Panda's, the UR5's with ``--jerk``). A ramp cut short leaves the final fit to slow
-    the motion for it, and its torque acceleration, the flat step's the steeper, decided
-    that (the iiwa's point-to-point motion with its limits file, ramps of 0.36-0.52 s asked
-    on legs of ~0.85 s: 1.7716 s at 1 kHz and 1.7954 s at 50 Hz with the single step,
-    1.9764 s and 1.8515 s with the flat one)."""
-    cut = cornered(pieces, limits, FLAT)[1] > 1
-    if cut and any(j == 2 for i, end in _corners(pieces)
-                   for j, _, _ in _ramped(pieces[i][0], end, limits, FLAT)):
-        return 0.0
-    return min(STEEPEST, key=lambda flat: (rise(pieces, limits, 0.0, flat), -flat))
+    ``flat``, one of :data:`~hodyn_cli.algorithms.limits.ramps.FLATS`): the one whose
+    :func:`rise` is the shortest (a ramp costs half its rise, whatever its step), the flatter
+    where they tie; where that one's ramps do not fit their legs (:func:`cornered`'s
+    slowing) and torque accelerations are limited there, the one whose curvature is the
+    least (a = 1/2). Why: the shortest ramp out of a rest under a jerk limit J alone steps u
+    in at J itself (a rise of ``u / J``, a cost of half that: r_0' = 1), under a torque
+    acceleration's bound alone at that bound, up then down (r_0'' = +-4: a rise of ``2
+    sqrt(u / S)``); the flat steps ride the first with a slope ``1 / (1 - a)`` (1.14 at a =
+    1/8: the UR5's 1 kHz corners, ur5-p2p-1kHz, 1.5202 s -> 1.4645 s; 1.5 at the 1/3 kept
+    before), the second with a curvature 5.63 at a = 1/2, the single step's 7.51 (a rise 1.16
+    times as long: the iiwa's point-to-point motion with its limits file, whose ramps are cut
+    short and torque accelerations decide them). A ramp cut short leaves the final fit to
+    slow the motion for it, and there the torque acceleration, on the curvature, decided
+    (the iiwa's point-to-point motion: 1.7716 s at 1 kHz and 1.7954 s at 50 Hz with the
+    single step, 1.9764 s and 1.8515 s with the 1/3 flat one)."""
+    needs = _needs(pieces, limits)
+    best = min(FLATS, key=lambda flat: (_risen(needs, 0.0, flat), -flat))
+    if 2 in needs and cornered(pieces, limits, best)[1] > 1:
+        return FLATS[-1]
+    return best
 
 
 def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
@@ -629,7 +653,8 @@ def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
         assert law.played is not None
         longest = replace(law, x=law.played).duration / (2 * reachability.SHORTEST)
         u, cap, second = abs(float(law.u[end])), np.inf, False
-        for j, steep, bound in _ramped(arc, end, limits, flat):
+        for j, c, bound in _ramped(arc, end, limits):
+            steep = STEEPEST[flat][j - 1] * c
             cap = min(cap, float(np.min(np.divide(  # (a joint not steep there: no cap)
                 bound * longest**j, steep, out=np.full(np.shape(steep), np.inf),
                 where=steep > 0))))
@@ -685,13 +710,12 @@ def _corners(pieces: list[tuple[reachability.Arc, reachability.Law]]
 
 
 def _ramped(arc: reachability.Arc, end: int,
-            limits: Callable[[reachability.Arc, int, int], list[PathLimit]], flat: float
+            limits: Callable[[reachability.Arc, int, int], list[PathLimit]]
             ) -> list[tuple[int, np.ndarray, np.ndarray]]:
     """At the grid point ``end`` of ``arc``, for each limit of :data:`HIGHER` that a ramp's
-    law carries: (its time order j, ``STEEPEST[flat][j-1] |c|``, :data:`SHARE` of its bound)
-    per joint, c its coefficient of sigma^(j+2): the ramp over ``rise`` (its step
-    ``flat``) keeps it where ``STEEPEST[flat][j-1] |c| |u| / rise^j`` is within the
-    bound."""
+    law carries: (its time order j, ``|c|``, :data:`SHARE` of its bound) per joint, c its
+    coefficient of sigma^(j+2): the ramp over ``rise`` (its step ``flat``) keeps it where
+    ``STEEPEST[flat][j-1] |c| |u| / rise^j`` is within the bound."""
     g = end % len(arc.sigma)
     out = []
     for limit in limits(arc, g, g + 1):
@@ -702,5 +726,5 @@ def _ramped(arc: reachability.Arc, end: int,
         if top not in limit.monomials:
             continue
         c = np.abs(limit.coefficients[0, :, limit.monomials.index(top)])
-        out.append((j, STEEPEST[flat][j - 1] * c, SHARE * (limit.upper - limit.lower) / 2))
+        out.append((j, c, SHARE * (limit.upper - limit.lower) / 2))
     return out
