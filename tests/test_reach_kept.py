@@ -29,6 +29,7 @@ def test_a_grid_of_one_block_is_kept_as_its_array():
     longer = reachability._kept(n, iter(parts))
     assert isinstance(longer, Stored) and longer[n - 4 : n].tolist() == [1.0, 2.0, 2.0, 2.0]
     assert isinstance(reachability._stored(50, iter([(0, block)])), Stored)
+    assert isinstance(reachability._kept(0, iter([])), Stored)  # (no block: as before)
 
 
 def test_the_smoothings_are_arrays_and_the_numbers_a_stored_column_gave(monkeypatch):

@@ -1553,7 +1553,7 @@ def _kept(n: int, blocks: Iterable[tuple[int, np.ndarray]]) -> Column:
     :mod:`~hodyn_cli.algorithms.limits.rates` on a 1000-sample path). Every caller's blocks
     are made afresh, none a view of an array it goes on to change, and nothing writes into a
     kept column: the block is not copied either."""
-    if n > BLOCK:
+    if not 0 < n <= BLOCK:  # (none: an empty Stored, as before)
         return _stored(n, blocks)
     (a, block), = blocks  # (the one: _blocks' and every pass's, from a = 0)
     assert a == 0 and len(block) == n
