@@ -278,6 +278,22 @@ def show(row: dict) -> None:
     print(" ".join(cells), flush=True)
 
 
+def summary(rows: list[dict]) -> None:
+    """Per path class: the spread of the difference to toppra (%), the runs above 0.5 %, and
+    every run whose exit, check, validate, pinocchio recomputation or notes failed."""
+    print("\npath      runs  diff % min / median / max   > 0.5 %")
+    for path in PATHS:
+        gaps = [r["percent"] for r in rows if r["path"] == path and np.isfinite(
+            r.get("percent", np.nan))]
+        if gaps:
+            print(f"{path:8s} {len(gaps):5d}  {min(gaps):7.2f} / {np.median(gaps):6.2f} / "
+                  f"{max(gaps):6.2f}   {sum(g > 0.5 for g in gaps):5d}")
+    for r in rows:
+        if r["exit"] or r.get("check") or r.get("validate") or r.get("notes"):
+            print(f"FAILED {r['robot']} {r['path']} {r['rate']:g} {r['mode']}: "
+                  f"{'; '.join(r.get('notes', []))} ({r['command']})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="",
@@ -287,7 +303,11 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, default=Path("/tmp/sweep17/in"),
                         help="folder of the inputs and outputs (kept for reproducers)")
     parser.add_argument("--no-peer", action="store_true", help="toppra not run")
+    parser.add_argument("--summary", type=Path, help="only summarise this --json's rows")
     args = parser.parse_args()
+    if args.summary:
+        summary(json.loads(args.summary.read_text()))
+        return
     only = set(filter(None, args.only.split(",")))
     args.keep.mkdir(parents=True, exist_ok=True)
     print(f"{'robot':13s} {'path':8s} {'rate':>6s} {'mode':5s} {'N':>6s} {'hold':>5s} "
@@ -304,6 +324,7 @@ def main() -> None:
         show(rows[-1])
         if args.json:
             args.json.write_text(json.dumps(rows, indent=1))
+    summary(rows)
 
 
 if __name__ == "__main__":

@@ -71,3 +71,18 @@ def test_a_nine_harmonic_fourier_path_of_the_kinova_on_anymal_is_near_toppra():
                     base_frequency=0.25, seed=7)
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.duration < 1.005 * 10.5704, opt.duration
+
+
+@pytest.mark.xfail(strict=True, reason="the smoothing and final fit after reachability cost "
+                   "19.5 % (reachability's own law: +0.9 %): issue 37 goal 1")
+def test_a_nine_harmonic_fourier_path_of_laikagos_leg_is_near_toppra():
+    """Laikago's front left leg (FL_hip, FL_thigh, FL_calf; the rest held) on the same Fourier
+    path as the Kinova's above (2001 samples at 100 Hz): toppra 3.7278 s; hodyn 4.4956 s
+    (+20.6 %; reachability's law 3.76078 s; with rate=1000 the fit costs 37.5 %: 5.17169 s;
+    with arc_grid=16000 5.09 %: 3.92717 s)."""
+    model = _arm("laikago_description/urdf/laikago.urdf",
+                 ["FL_hip_joint", "FL_thigh_joint", "FL_calf_joint"])
+    traj = generate(model, "fourier", duration=20.0, rate=100.0, derivatives=4, harmonics=9,
+                    base_frequency=0.25, seed=7)
+    _, opt = hodyn_cli.retime_optimal(model, traj)
+    assert opt.duration < 1.005 * 3.7278, opt.duration
