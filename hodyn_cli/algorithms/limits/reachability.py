@@ -1284,9 +1284,9 @@ def smoothed(law: Law, reach: float = 0.0, half: np.ndarray | None = None,
     return _smoothed(law.x, _widths(law, reach) if half is None else half, cubic)[:]
 
 
-def _smoothed(x: Column, half: Column, cubic: bool = False) -> Stored:
-    """:func:`smoothed` (x: at least PASSES + 3 points) on disk, each moving average made a
-    block at a time from the one before it on disk (memory: a block's, not the ~5 arrays
+def _smoothed(x: Column, half: Column, cubic: bool = False) -> Column:
+    """:func:`smoothed` (x: at least PASSES + 3 points) on disk (:func:`_kept`), each moving
+    average made a block at a time from the one before it on disk (memory: a block's, not the ~5 arrays
     of the grid that the averages held: a long path's peak of memory)."""
     out = x
     for _ in range(PASSES):
@@ -1321,8 +1321,8 @@ def widths(law: Law, reach: float) -> np.ndarray:
     return _widths(law, reach)[:]
 
 
-def _widths(law: Law, reach: float) -> Stored:
-    """:func:`widths` on disk, made a block at a time."""
+def _widths(law: Law, reach: float) -> Column:
+    """:func:`widths` on disk (:func:`_kept`), made a block at a time."""
     delta, M = law.sigma[1] - law.sigma[0], len(law.x)
     least = max(1, -(-SMOOTH // PASSES))
     most = max(1, (M - 3) // PASSES)
@@ -1440,9 +1440,9 @@ def beneath(v: np.ndarray, width: int) -> np.ndarray:
     return _beneath(v, width)[:]
 
 
-def _beneath(v: Column, width: int) -> Stored:
-    """:func:`beneath` on disk, made a block at a time (the leasts from a block and the
-    ``PASSES width`` points either side of it)."""
+def _beneath(v: Column, width: int) -> Column:
+    """:func:`beneath` on disk (:func:`_kept`), made a block at a time (the leasts from a
+    block and the ``PASSES width`` points either side of it)."""
     r, n = width * PASSES, len(v)
 
     def leasts() -> Iterator[tuple[int, np.ndarray]]:
@@ -1451,10 +1451,9 @@ def _beneath(v: Column, width: int) -> Stored:
             lo = max(0, a - r)  # (beyond the ends: +inf, as least pads them)
             yield a, least(v[lo : min(n, b + r)], r)[a - lo : b - lo]
 
-    out: Column = _kept(n, leasts())
+    out = _kept(n, leasts())
     for _ in range(PASSES):
         out = _kept(n, _averaged(out, width, odd=False))
-    assert isinstance(out, Stored)
     return out
 
 
@@ -1463,7 +1462,7 @@ def field(n: int, blocks: Iterable[tuple[int, np.ndarray]], width: int) -> Store
     on disk, made a block at a time."""
     lows = _beneath(_kept(n, blocks), width)
     # (the averages of ones are one to rounding: not above it)
-    return _kept(n, ((a, np.minimum(v, 1.0)) for a, v in _blocks(lows)))
+    return _stored(n, ((a, np.minimum(v, 1.0)) for a, v in _blocks(lows)))
 
 
 def within(arc: Arc, law: Law, rows_at: ArcRows, reach: float, interpolate: bool = False
@@ -1503,7 +1502,7 @@ def within(arc: Arc, law: Law, rows_at: ArcRows, reach: float, interpolate: bool
         cap = ceiling if cap is None else _kept(M, ((a, np.minimum(block, ceiling[a : a + len(
             block)])) for a, block in _blocks(cap)))
 
-        def capped(a: int, b: int, cap: Stored = cap) -> Rows:
+        def capped(a: int, b: int, cap: Column = cap) -> Rows:
             r = rows_at(a, b)
             return replace(r, top=np.minimum(r.top, cap[a:b]))
 
@@ -1552,17 +1551,17 @@ def _needs(sigma: Grid, x: Column, rows_at: ArcRows) -> tuple[Stored, float]:
     return needs, least_need
 
 
-def _ceiling(x: Column, needs: Column, half: Column) -> Stored:
+def _ceiling(x: Column, needs: Column, half: Column) -> Column:
     """x times a field beneath the ``needs`` (at most each point's need over the kernel's
     reach about it, 1 where none is below 1, smooth: :func:`field`), the field of each
     point's need as wide as the kernel there (``half`` grid intervals: its reach in time,
-    so the field is as narrow where the law is slow), on disk."""
+    so the field is as narrow where the law is slow), on disk (:func:`_kept`)."""
     M = len(x)
     widths: set[int] = set()
     for a in range(0, M, BLOCK):
         w = np.maximum(1, np.ceil(half[a : a + BLOCK])).astype(int)
         widths.update(distinct(w[needs[a : a + BLOCK] < 1]).tolist())
-    out: Stored | None = None
+    out: Column | None = None
     for width in sorted(widths):
         own = field(M, ((a, np.where(np.maximum(1, np.ceil(half[a : a + len(block)])) == width,
                                      block, 1.0)) for a, block in _blocks(needs)), width)
@@ -1591,8 +1590,27 @@ def _blocks(x: Column) -> Iterator[tuple[int, np.ndarray]]:
         yield a, x[a : a + BLOCK]
 
 
-def _kept(n: int, blocks: Iterable[tuple[int, np.ndarray]]) -> Stored:
-    """The n points of ``blocks`` ((a, points a ..) in turn) on disk."""
+def _kept(n: int, blocks: Iterable[tuple[int, np.ndarray]]) -> Column:
+    """The n points of ``blocks`` ((a, points a ..) in turn): on disk (:func:`_stored`), or
+    on a grid of one block (at most :data:`BLOCK` points, below
+    :data:`~hodyn_cli.algorithms.limits.stored.ON_DISK` bytes: a 1000-sample path's) that
+    block itself. Why: such a :class:`Stored` held its points in memory anyway, and each
+    pass copied them in and the next read them out again (allocated, cast, copied: 621
+    columns and ~2800 reads in the 34 fields of :func:`beneath` and the 13 smoothings of
+    :mod:`~hodyn_cli.algorithms.limits.rates`' rounds on the iiwa's 1000-sample Fourier
+    path, 2.1 % of the instructions of its ``retime --optimal``). Every caller's blocks are
+    made afresh, none a view of an array it goes on to change, and nothing writes into a
+    kept column: the block is not copied either."""
+    if not 0 < n <= BLOCK:  # (none: an empty Stored, as before)
+        return _stored(n, blocks)
+    (a, block), = blocks  # (the one: _blocks' and every pass's, from a = 0)
+    assert a == 0 and len(block) == n
+    return np.asarray(block, dtype=float)
+
+
+def _stored(n: int, blocks: Iterable[tuple[int, np.ndarray]]) -> Stored:
+    """The n points of ``blocks`` ((a, points a ..) in turn) on disk (in memory below
+    :data:`~hodyn_cli.algorithms.limits.stored.ON_DISK` bytes: :class:`Stored`'s)."""
     out = Stored(n)
     for a, block in blocks:
         out.write(a, block)
