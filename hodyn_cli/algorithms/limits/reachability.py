@@ -118,6 +118,13 @@ MOST_SAMPLES = 2_000_000
 #: derivatives rounding (~1e-16 / h^4 in q_sigma^(4))
 SHAPE = 400
 SPACING = 0.02
+#: ... and one per input sample, or as many as an input at this rate (Hz) has where it is
+#: coarser: between its samples the input's Hermite interpolant is its path, known as well
+#: as at them. (One per sample alone, Laikago's and HyQ's legs along a 9-harmonic Fourier
+#: path at 20 Hz, their 401 samples over 20 s, had a shape too coarse for their sharpest
+#: turns: Laikago's law 4.16683 s with 4000 points, the uniform scaling's 6.08147 s with
+#: 401, toppra's 3.7345 s; benchmarks/README.md, 2026-12-02, lead17)
+SHAPE_RATE = 100.0
 #: there at most this many times as dense as over the arc length
 DENSEST = 64
 #: where the path turns by more than this (rad) between two shape points uniform in arc
@@ -449,17 +456,54 @@ def _corners(table: Table, path: Source) -> list[float]:
                 cuts.append(float(sigma))
     # a turn back between two points neither at rest (a momentary rest between the
     # input's samples): the direction reverses by more than 90 degrees within one interval
+    # and |q'| comes to rest between them (not a sharp turn at speed: Laikago's and HyQ's
+    # legs along a 9-harmonic Fourier path at 20 Hz turn by over 90 degrees within 25 ms at
+    # 0.59 rad/s, 7 % of their fastest, and were cut there and refused, their output the
+    # uniform scaling, 35-63 % slower than toppra's; at 1 kHz the same turn spans 50
+    # intervals, uncut)
     i = table.reverses
     read = distinct(np.concatenate([i, i + 1]))  # (the points read, each once, in order)
     points = table.points.take(read)
-    for k, this, that in zip(i, points[np.searchsorted(read, i)],
-                             points[np.searchsorted(read, i + 1)], strict=True):
-        if this[SPEED] < still or that[SPEED] < still:
-            continue
-        j, point = (k, this) if this[SPEED] < that[SPEED] else (k + 1, that)
+    this, that = points[np.searchsorted(read, i)], points[np.searchsorted(read, i + 1)]
+    moving = (this[:, SPEED] >= still) & (that[:, SPEED] >= still)
+    stops = _least_speed(path, this[moving, S], that[moving, S]) < still
+    for k, a, b in zip(i[moving][stops], this[moving][stops], that[moving][stops],
+                       strict=True):
+        j, point = (k, a) if a[SPEED] < b[SPEED] else (k + 1, b)
         if 0 < j < F - 1:
             cuts.append(float(point[SIGMA]))
     return sorted(cuts)
+
+
+#: :func:`_least_speed`'s samples an interval, and its rounds, each on the two samples'
+#: span about the last one's slowest: the slowest of a linear crossing of 0 found within
+#: ~1e-6 of the interval's speeds (the span 32 / 16^4 times narrower)
+LOOKS, ZOOMS = 33, 4
+
+
+def _least_speed(path: Source, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The least ``|q'(s)|`` of the path (:data:`Source`) within each interval ``[lo, hi]``
+    (disjoint, in order): sampled :data:`LOOKS` times, then :data:`ZOOMS` times again about
+    the slowest sample.
+
+    >>> t = np.linspace(0.0, 1.0, 3)
+    >>> q = np.stack([t - t**2, 1 - 2 * t, -2 + 0 * t], axis=1)[:, :, None]  # (q' = 0 at 0.5)
+    >>> bool(_least_speed(Trajectory(("a",), q, t), np.array([0.25]), np.array([0.9]))[0] < 1e-6)
+    True
+    """
+    least = np.full(len(lo), np.inf)
+    u = np.linspace(0.0, 1.0, LOOKS)
+    for _ in range(ZOOMS + 1):
+        if not len(lo):
+            break
+        s = lo[:, None] + (hi - lo)[:, None] * u
+        speed = np.linalg.norm(_at(source(path)(), s.ravel(), 1), axis=1).reshape(s.shape)
+        k = speed.argmin(axis=1)
+        least = np.minimum(least, speed[np.arange(len(lo)), k])
+        rows = np.arange(len(lo))
+        lo = s[rows, np.maximum(k - 1, 0)]
+        hi = s[rows, np.minimum(k + 1, LOOKS - 1)]
+    return least
 
 
 def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None,
@@ -472,7 +516,8 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     uniform in arc length and more where it turns sharply (:func:`_targets`;
     at their arc length, exact to the quadrature's rounding: the spline's derivatives are
     those of the path in sigma; ``shape_points`` by default :data:`SHAPE`, or more on a long
-    path, at most one per input sample and per :data:`SPACING` of length). ``table``: the
+    path, at most one per input sample (or per 1 / :data:`SHAPE_RATE` s of a coarser input) and
+    per :data:`SPACING` of length). ``table``: the
     path's
     :class:`Table`, where it is made already. The path is read chunk by chunk (memory: a
     chunk, the table and the shape's points), twice more at most (the directions about its
@@ -482,7 +527,9 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     length = float(table.points[-1][SIGMA])
     if not length > 0:
         raise HodynError("--optimal: the path does not move")
-    shape_points = shape_points or max(SHAPE, min(table.samples, int(length / SPACING)))
+    span = float(table.points[-1][S] - table.points[0][S])
+    samples = max(table.samples, 1 + int(SHAPE_RATE * span * (1 - 1e-6)))
+    shape_points = shape_points or max(SHAPE, min(samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
     spans, target = _targets(table, cuts, shape_points)
     placed = _placed(table, target)  # (target sorted: the pieces in turn)
