@@ -63,10 +63,17 @@ def test_a_motion_a_hundred_times_faster_is_the_same_motion_a_hundred_times_shor
         assert report.passed, [c for c in report.checks if c.status == "fail"]
 
 
-def test_a_fine_outputs_notice_names_its_steps_and_no_finer_rate(copies):
+def test_a_fine_outputs_notice_names_its_steps_and_no_finer_rate(copies, monkeypatch):
     """On an output finer than the kernel's floor the note names the output's steps and
-    ramps, the seconds and share over the law before them, and asks for no finer rate."""
-    (_, _, slow), _ = copies
+    ramps, the seconds and share over the law before them, and asks for no finer rate
+    (optimal.FINER 1: the kernel of the motion's own time scale, 0.25 %). By default that of
+    a time scale ten times shorter is kept, its rests warped (an output coarser than its
+    floor) and the warps followed by the played points (reachability.NEAR; gaps17): 0.03 %,
+    below NOTED, and the notice says none (0.25 % before, the own kernel kept)."""
+    (_, _, default), _ = copies
+    assert default.smoothing_note is None
+    monkeypatch.setattr(optimal, "FINER", 1.0)
+    _, _, slow = played(1.0, 1e3)
     note = slow.smoothing_note
     assert slow.smoothed is not None and note is not None
     cost = slow.duration - slow.smoothed.law

@@ -1341,6 +1341,22 @@ def _widths(law: Law, reach: float) -> Column:
 CALMING = 3
 
 
+def lowered_duration(law: Law, reach: float) -> float:
+    """The duration of ``law`` (at least PASSES + 3 points: else its own) smoothed over
+    ``reach`` seconds and lowered (:func:`smoothed`, :func:`lowered`), as :func:`played`
+    plays it before its ramps, warps and fit."""
+    if len(law.x) < PASSES + 3:
+        return law.duration
+    return law_duration(law.sigma, _smoothed_lowered(law, reach))
+
+
+def _smoothed_lowered(law: Law, reach: float) -> Column:
+    """:func:`smoothed` over ``reach`` seconds, then :func:`lowered` (law: at least PASSES +
+    3 points; each on disk, made a block at a time)."""
+    half = _widths(law, reach)
+    return _lowered(law.x, _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half))))
+
+
 def lowered(x: Column, smooth: np.ndarray, reach: int) -> np.ndarray:
     """The smoothed law ``smooth`` times a factor field ``f <= min(1, x / smooth)``: at most
     the law x itself wherever the smoothing raised it (where x turns from braking to
@@ -1854,7 +1870,14 @@ def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 #: ramp (:mod:`~hodyn_cli.algorithms.limits.ramps`) lies within the first grid intervals
 #: (down to 1e-6 of the interval: at the end of a piece of length 3.26, 1e-9 of an interval
 #: of 1e-4 was 200 rounding steps of sigma, the time to the end :func:`_elapsed` takes from
-#: ``x(end - v^2)`` came to 5e134 s)
+#: ``x(end - v^2)`` came to 5e134 s). So too next to a rest that :func:`_start` warps: its
+#: warp lasts a quarter of the output's step (2.5 ms at 100 Hz), and the first grid
+#: interval from a rest may last far longer (``sqrt(2 Delta / u)``: 25 ms on the simple
+#: humanoid's right arm, its wrist's torque mostly held against gravity): the output sampled
+#: between the rest and that interval's end by Hermite interpolation
+#: (:func:`~hodyn_cli.algorithms.limits.programme.between`) carried the warp's jerk at the
+#: rest over the whole interval, its q'' up to 90 % off the law's there, and the fit slowed
+#: the whole motion 15.9 % (16 % over toppra; 0.27 % with them: tests/test_gaps17_played.py)
 NEAR = 40
 
 
@@ -2012,9 +2035,9 @@ KEPT = 8 << 20
 @dataclass(frozen=True, eq=False, repr=False)
 class Warped:
     """One piece's played law: its points ``sigma`` (its grid, and :data:`NEAR` more next to
-    each corner), their times ``t`` from its start along ``x``, its smoothed law (a quintic
-    spline, :func:`law_spline`), and the ``warps`` of its ends (at its start, at its end;
-    None: not warped): a corner's :class:`~hodyn_cli.algorithms.limits.ramps.Ramp`, a
+    each corner and each warped rest), their times ``t`` from its start along ``x``, its
+    smoothed law (a quintic spline, :func:`law_spline`), and the ``warps`` of its ends (at its
+    start, at its end; None: not warped): a corner's :class:`~hodyn_cli.algorithms.limits.ramps.Ramp`, a
     rest's :class:`~hodyn_cli.algorithms.limits.ramps.Start` at the motion's own ends
     (``end``: the time of its last point, warped at its start). :meth:`at`: a chunk's
     times and the law's time derivatives there (sigma_dot .. sigma^(K), from x ..
@@ -2183,8 +2206,8 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
             rests: tuple[bool, bool] = (False, False), step: float = 0.0, flat: float = 0.0
             ) -> Warped:
     """The played law of one piece (:class:`Warped`): its smoothed law, its points (its grid,
-    and :data:`NEAR` more next to each corner) and their times from its start, the ramps of
-    its corners and the warps of its ``rests`` (at the motion's own ends, on an output of
+    and :data:`NEAR` more next to each corner and each warped rest) and their times from its
+    start, the ramps of its corners and the warps of its ``rests`` (at the motion's own ends, on an output of
     ``step`` seconds: :func:`_start`); the law's time derivatives there sigma_dot ..
     sigma^(K), K = max(4, orders - 1), are made chunk by chunk (:meth:`Warped.at`)."""
     K = max(4, orders - 1)
@@ -2192,16 +2215,15 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     if law.played is not None:
         smooth = law.played
     elif len(law.x) >= PASSES + 3:  # (each on disk, made a block at a time)
-        half = _widths(law, reach)
-        smooth = _lowered(law.x, _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half))))
-        del half
+        smooth = _smoothed_lowered(law, reach)
     x = _law_spline(law.sigma, smooth)
     peak = _largest(smooth) if any(rests) else 0.0
     del smooth  # (the spline holds it)
     sigma, end = law.sigma, law.sigma[-1]
     near = 2.0 ** (-np.arange(NEAR, 0, -1) / 2)
-    head = np.concatenate([[0.0], sigma[1] * near if corner[0] else []])
-    tail = np.concatenate([end - (end - sigma[-2]) * near[::-1] if corner[1] else [], [end]])
+    closer = [corner[i] or rests[i] for i in (0, 1)]  # (a ramp or a rest's warp: NEAR's)
+    head = np.concatenate([[0.0], sigma[1] * near if closer[0] else []])
+    tail = np.concatenate([end - (end - sigma[-2]) * near[::-1] if closer[1] else [], [end]])
     points = Stored(len(head) + len(sigma) - 2 + len(tail))  # (on disk, a block at a time)
     points.write(0, head)
     for a in range(1, len(sigma) - 1, BLOCK):
