@@ -990,8 +990,10 @@ class Optimal:
                                             scale=reachability.scale_of(arcs.found))[0])
         if finer is not None:  # (the passes again on it: the smoothings read those alone)
             self.arc_grid = finer
-            again = self._arcs(chunks)
-            self.arc_grid = None
+            try:
+                again = self._arcs(chunks)
+            finally:  # (the caller's grid: None, as refined runs only without one)
+                self.arc_grid = None
             arcs = arcs if isinstance(again, str) else again
         try:
             return self._smoothings(arcs)

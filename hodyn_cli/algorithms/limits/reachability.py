@@ -1896,7 +1896,7 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     the motion's own ends, where at rest, ramped so too where ``rated`` is given (limits of
     higher orders: a robot held at the rest has no acceleration, and the law's u there would
     be a jump of q'' from it, an infinite jerk; every ramp's step then flat over that share
-    of its rise, :data:`~hodyn_cli.algorithms.limits.ramps.FLAT` or 0,
+    of its rise, one of :data:`~hodyn_cli.algorithms.limits.ramps.FLATS` or 0,
     :func:`~hodyn_cli.algorithms.limits.rates.shape`), else on an output of ``step``
     seconds (0: none)
     warped by a :class:`~hodyn_cli.algorithms.limits.ramps.Start` (:func:`_start`: the
