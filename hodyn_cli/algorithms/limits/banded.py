@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -151,9 +152,19 @@ class Rows:
         np.add.at(out, self.columns[held], (self.values * w[:, None])[held])
         return out
 
-    def largest(self) -> np.ndarray:
-        """(m,) each row's largest ``|entry|`` (0 where none)."""
-        return np.abs(self.values).max(axis=1, initial=0.0)
+    @property
+    def nnz(self) -> int:
+        """How many entries the rows store (scipy's ``nnz``)."""
+        return int(self.stored.sum())
+
+    def __abs__(self) -> Rows:
+        """The entries' magnitudes, stored as they were."""
+        return Rows(self.columns, np.abs(self.values), self.order, self.n, self.increasing)
+
+    def max(self, axis: int | None = None) -> Any:
+        """The largest entry of each row (``axis`` 1, (m,)) or of all (None), 0 among them
+        (as scipy's, whose rows of fewer entries than columns hold zeros)."""
+        return self.values.max(axis=axis, initial=0.0)
 
     def sorted(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The CSR arrays ``(indptr, indices, data)``, each row's columns increasing (scipy's

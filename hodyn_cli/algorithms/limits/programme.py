@@ -1067,7 +1067,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         x1 = x0 if slow is None else np.maximum(x0, np.minimum(x, x0 * slow))
         rows = stacked([Dk.scaled(1 / (2 * x1 * nu**k))
                         for k, Dk in zip(orders, bends, strict=True)])
-        largest = rows.largest()
+        largest = abs(rows).max(axis=1)
         w = np.exp2(-np.maximum(np.ceil(np.log2(np.maximum(largest, 1e-300) / ENTRY)), 0.0))
         # (stored in increasing columns before they are scaled: so scipy's ``abs(rows)`` left
         # them, sorted in place, and the windows' laws are scipy's to the bit)
