@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from hodyn_cli.algorithms.limits.banded import Rows
+
 if TYPE_CHECKING:
     from scipy import sparse
 
@@ -99,9 +101,14 @@ class LP:
         self._lb, self._ub = np.zeros(0), np.zeros(0)
         self._ran_out = -1  # (the simplex's iterations that ran out from scratch)
 
-    def add(self, A: sparse.csr_matrix | sparse.csr_array, lb: np.ndarray, ub: np.ndarray
-            ) -> None:
-        """The rows ``lb <= A c <= ub`` (infinite bounds: none) added to the programme."""
+    def add(self, A: Rows | sparse.csr_matrix | sparse.csr_array, lb: np.ndarray,
+            ub: np.ndarray) -> None:
+        """The rows ``lb <= A c <= ub`` (infinite bounds: none) added to the programme: ``A``
+        the windows' :class:`~hodyn_cli.algorithms.limits.banded.Rows` (no scipy imported)
+        or a scipy.sparse matrix."""
+        if isinstance(A, Rows):
+            self.add_rows(*A.sorted(), lb, ub)
+            return
         from scipy import sparse
 
         A = sparse.csr_matrix(A)

@@ -60,15 +60,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import reduce
 from itertools import combinations_with_replacement
 from math import factorial
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from hodyn_cli.algorithms import backends
 from hodyn_cli.algorithms.backends.numpy import reach
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
+from hodyn_cli.algorithms.limits.banded import KEY, Rows, band, stacked, third_differences
 from hodyn_cli.algorithms.limits.bsplines import BSpline
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, probe_laws
 from hodyn_cli.algorithms.limits.highs import LP, Stalled, basic, without
@@ -80,9 +82,6 @@ from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
 from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
-
-if TYPE_CHECKING:
-    from scipy import sparse
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
            "time_scale", "slowness", "kink_ceiling", "KinkCeiling", "TimeLaw", "solve",
@@ -798,21 +797,21 @@ def path_limits(model: Model, grid: Trajectory, limits: Limits, order: int, *,
 # -- the time law ------------------------------------------------------------------------
 
 
-def _design(knots: np.ndarray, degree: int, s: np.ndarray, nu: int) -> sparse.csr_matrix:
+def _design(knots: np.ndarray, degree: int, s: np.ndarray, nu: int) -> Rows:
     """(len(s), coefficients) sparse: the nu-th derivative of the B-spline at s, linear in its
     coefficients (a derivative is the spline of degree - 1 on the inner knots whose
-    coefficients are the scaled differences ``p (c_(i+1) - c_i) / (t_(i+p+1) - t_(i+1))``)."""
-    from scipy import sparse  # (lazily: the windows alone need it)
-
+    coefficients are the scaled differences ``p (c_(i+1) - c_i) / (t_(i+p+1) - t_(i+1))``:
+    the product with their bidiagonal, as scipy.sparse's was, :mod:`~hodyn_cli.algorithms.
+    limits.banded`)."""
     if nu == 0:
         return _basis_matrix(knots, degree, s)
     n = len(knots) - degree - 1
     span = knots[degree + 1 : degree + n] - knots[1:n]
-    diff = sparse.diags([-degree / span, degree / span], [0, 1], shape=(n - 1, n))
-    return (_design(knots[1:-1], degree - 1, s, nu - 1) @ diff).tocsr()
+    return _design(knots[1:-1], degree - 1, s, nu - 1).differenced(-degree / span,
+                                                                   degree / span)
 
 
-def _basis_matrix(knots: np.ndarray, degree: int, s: np.ndarray) -> sparse.csr_array:
+def _basis_matrix(knots: np.ndarray, degree: int, s: np.ndarray) -> Rows:
     """(len(s), coefficients) the B-splines of ``degree`` on ``knots`` at s (within the knots'
     span), the k + 1 that do not vanish at each point stored, zeros included: de Boor and
     Cox's recurrence (de Boor, *A Practical Guide to Splines*, rev. ed., 2001, ch. X, (2))
@@ -825,8 +824,6 @@ def _basis_matrix(knots: np.ndarray, degree: int, s: np.ndarray) -> sparse.csr_a
     :func:`~hodyn_cli.algorithms.backends.numpy.reach.basis`, the same recurrence: that divides
     by ``(t_(i+j) - x) + (x - t_i)``, fpbspl by the knots' difference, a rounding apart, and
     the windows' laws are scipy's to the bit."""
-    from scipy import sparse
-
     k, n = degree, len(knots) - degree - 1
     left = reach.interval(knots, k, s)
     h = np.zeros((len(s), k + 1))
@@ -840,9 +837,7 @@ def _basis_matrix(knots: np.ndarray, degree: int, s: np.ndarray) -> sparse.csr_a
             f = before[:, i] / np.where(same, 1.0, b - a)
             h[:, i] = np.where(same, h[:, i], h[:, i] + f * (b - s))
             h[:, i + 1] = np.where(same, 0.0, f * (s - a))
-    columns = ((left - k)[:, None] + np.arange(k + 1)).astype(np.int32).ravel()
-    starts = np.arange(0, len(s) * (k + 1) + 1, k + 1, dtype=np.int32)
-    return sparse.csr_array((h.ravel(), columns, starts), shape=(len(s), n))
+    return band(left - k, h, n)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -1024,8 +1019,6 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
     only its coefficients whose B-splines lie within s change, T is the time across s; one
     that is 0, x held at 0 at a rest (:func:`ramped`), stays 0."""
-    from scipy import sparse
-
     if law is None:
         law = TimeLaw(np.append(s[:-1:KNOTS], s[-1]), np.full(
             len(s[:-1:KNOTS]) + degree, x0), degree)
@@ -1063,7 +1056,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     bends = [_design(law.knots, degree, s, k) for k in orders]
     beside = _beside_rest(s, at_rest)
 
-    def smooth_rows(x: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
+    def smooth_rows(x: np.ndarray) -> tuple[Rows, np.ndarray]:
         """The rows ``x^(k) / (2 x1 nu^k)`` (within -1 .. 1) at the current x, each scaled by
         a power of two to its largest entry :data:`ENTRY` at most, and their bounds (1
         scaled as its row)."""
@@ -1072,11 +1065,13 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             with np.errstate(divide="ignore"):  # (x = 0 at a rest: the pace bounds nothing)
                 nu = np.minimum(nu, pace * scale * np.sqrt(x0 / x))
         x1 = x0 if slow is None else np.maximum(x0, np.minimum(x, x0 * slow))
-        rows = sparse.vstack([sparse.diags(1 / (2 * x1 * nu**k)) @ Dk
-                              for k, Dk in zip(orders, bends, strict=True)]).tocsr()
-        largest = abs(rows).max(axis=1).toarray().ravel()
+        rows = stacked([Dk.scaled(1 / (2 * x1 * nu**k))
+                        for k, Dk in zip(orders, bends, strict=True)])
+        largest = abs(rows).max(axis=1)
         w = np.exp2(-np.maximum(np.ceil(np.log2(np.maximum(largest, 1e-300) / ENTRY)), 0.0))
-        return (sparse.diags(w) @ rows).tocsr(), w
+        # (stored in increasing columns before they are scaled: so scipy's ``abs(rows)`` left
+        # them, sorted in place, and the windows' laws are scipy's to the bit)
+        return rows.canonicalised().scaled(w), w
 
     # (a row at every grid point where some law's ceiling is below the cap, whether the
     # current law's is or not: the programmes of a window then have the same rows, and each
@@ -1084,15 +1079,14 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     # 28 programmes on its point-to-point path with --jerk 500 started from scratch)
     kinked = np.zeros(0, int) if ceiling is None else ceiling.points(cap)
 
-    def kink_rows(x: np.ndarray) -> tuple[sparse.csr_matrix, np.ndarray]:
+    def kink_rows(x: np.ndarray) -> tuple[Rows, np.ndarray]:
         """At the grid points next to a kink, the rows ``x / ceiling`` at the current x (which
         the last programme kept within its own) and their upper bounds: 1 where the ceiling is
         below the cap, none (infinite) where the cap holds x."""
         assert ceiling is not None
         top = np.maximum(ceiling.at(x), x)[kinked]
         held = top < cap
-        return (sparse.diags(1 / np.where(held, top, cap)) @ D[0][kinked],
-                np.where(held, 1.0, np.inf))
+        return D[0][kinked].scaled(1 / np.where(held, top, cap)), np.where(held, 1.0, np.inf)
 
     T, rho, converged = law.across(s[0], s[-1]), 1.0, False
     active = None  # the last programme's rows and basis (:class:`_Active`)
@@ -1109,18 +1103,21 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             X = grid(c)
             A, lb, ub = _programme(limits, X[~at_rest], Dl)
             rows, w = smooth_rows(X[:, 0])
-            A = sparse.vstack([A, rows]).tocsr()
+            blocks = [A, rows]
             lb, ub = np.append(lb, -w), np.append(ub, w)
             if kinked.size:  # x <= ceiling: below 1 after scaling
                 rows, top = kink_rows(X[:, 0])
-                A = sparse.vstack([A, rows]).tocsr()
+                blocks.append(rows)
                 lb, ub = np.append(lb, np.full(kinked.size, -np.inf)), np.append(ub, top)
+            A = stacked(blocks)
             fixed = c.copy()
             fixed[free] = 0.0
-            held = A @ fixed  # the part of each row the coefficients outside s hold
-            A, lb, ub = A[:, free], lb - held, ub - held
+            # the part of each row the coefficients outside s hold (none on a grid of one
+            # window: exactly 0, a sum of zeros)
+            held = A @ fixed if fixed.any() else np.zeros(A.shape[0])
+            A, lb, ub = A.columns_of(free), lb - held, ub - held
             xs = np.where(at_rest, x0, X[:, 0])  # (its weight 0 at a rest)
-            objective = -(D[0].T @ (weights / (2 * xs**1.5)))[free]
+            objective = -D[0].tdot(weights / (2 * xs**1.5))[free]
             now = c[free]
             bounds = _Box(np.maximum(floor, now / (1 + rho)), np.minimum(cap, now * (1 + rho)))
             try:
@@ -1344,17 +1341,20 @@ def _smooth_programme(objective, bounds, A, lb, ub, c, weight, previous: _Active
     """:func:`_linear_programme` with ``weight sum_j |third difference of c|_j`` added to the
     objective (auxiliary ``e_j >= |(Delta^3 c)_j|``): the vertex solutions of a programme
     chatter where nothing else decides, this keeps the spline calm there. ``previous``, and
-    what is returned: :func:`_linear_programme`'s."""
-    from scipy import sparse
-
+    what is returned: :func:`_linear_programme`'s. (``A``'s rows stored in increasing
+    columns, as scipy's ``vstack(...).tocsr()`` left them: its products with c sum in that
+    order.)"""
     n = len(c)
-    diff = sparse.diags([-1.0, 3.0, -3.0, 1.0], [0, 1, 2, 3], shape=(n - 3, n))
-    eye = sparse.identity(n - 3)
-    A = sparse.vstack([sparse.hstack([A, sparse.csr_matrix((A.shape[0], n - 3))]),
-                       sparse.hstack([diff, -eye]), sparse.hstack([-diff, -eye])]).tocsr()
+    j = np.arange(n - 3, dtype=np.int32)
+    # (the rows Delta^3 c - e <= 0 and -Delta^3 c - e <= 0: columns j .. j+3 and e_j's)
+    columns = np.concatenate([j[:, None] + np.arange(4), (n + j)[:, None]], axis=1)
+    order = np.broadcast_to(np.arange(5, dtype=KEY), columns.shape)
+    A = stacked([Rows(A.columns, A.values, A.order, 2 * n - 3)] + [
+        Rows(columns, np.broadcast_to(np.array(w), columns.shape), order, 2 * n - 3)
+        for w in ([-1.0, 3.0, -3.0, 1.0, -1.0], [1.0, -3.0, 3.0, -1.0, -1.0])]).canonicalised()
     lb = np.concatenate([lb, np.full(2 * (n - 3), -np.inf)])
     ub = np.concatenate([ub, np.zeros(2 * (n - 3))])
-    z = np.concatenate([c, np.abs(diff @ c)])
+    z = np.concatenate([c, np.abs(third_differences(c))])
     bounds = _Box(np.concatenate([bounds.lb, np.zeros(n - 3)]),
                  np.concatenate([bounds.ub, np.full(n - 3, np.inf)]))
     x, active = _linear_programme(np.concatenate([objective, np.full(n - 3, weight)]), bounds,
@@ -1406,12 +1406,11 @@ def _linear_programme(objective, bounds, A, lb, ub, now, previous: _Active | Non
     return None, _Active(rows, order, lp.basis())
 
 
-def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:
+def _programme(limits: list[PathLimit], X: np.ndarray, D: list
+               ) -> tuple[Rows, np.ndarray, np.ndarray]:
     """The linear constraints ``lb <= A c <= ub`` on the spline coefficients, each row scaled
     by its limit's half-width; a limit's rows are its (grid point, joint) pairs, built for
     every joint at once (``D``: the design matrices of x .. x^(3) at the grid points)."""
-    from scipy import sparse
-
     rows, lbs, ubs = [], [], []
     x = X[:, 0]
     repeated: dict[int, list] = {}  # joints -> the design matrices' rows, each once per joint
@@ -1423,18 +1422,20 @@ def _programme(limits: list[PathLimit], X: np.ndarray, D: list) -> tuple:
         Dm = repeated[m]
         F, G = lim.linear(X)
         const = (F - np.einsum("gjd,gd->gj", G, X)).ravel()
-        A = sum(sparse.diags(G[:, :, d].ravel()) @ Dm[d] for d in range(4) if np.any(G[..., d]))
+        # (summed in turn from the first, as Python's sum of scipy's matrices was)
+        A = reduce(Rows.plus, [Dm[d].scaled(G[:, :, d].ravel()) for d in range(4)
+                               if np.any(G[..., d])])
         lower, upper = np.tile(lim.lower, len(x)), np.tile(lim.upper, len(x))
         if lim.kind == "rate":  # |L| <= R (1.5 x_k^-1/2 - 0.5 x_k^-3/2 x): the tangent
             xr = np.repeat(x, m)
-            slope = sparse.diags(0.5 * upper * xr**-1.5) @ Dm[0]
-            top, scale = 1.5 * upper * xr**-0.5, sparse.diags(1 / upper)
-            rows += [scale @ (A + slope), scale @ (A - slope)]
+            slope = Dm[0].scaled(0.5 * upper * xr**-1.5)
+            top, scale = 1.5 * upper * xr**-0.5, 1 / upper
+            rows += [A.plus(slope).scaled(scale), A.plus(slope, -1.0).scaled(scale)]
             lbs += [np.full(len(xr), -np.inf), (-top - const) / upper]
             ubs += [(top - const) / upper, np.full(len(xr), np.inf)]
         else:
             half = (upper - lower) / 2
-            rows.append(sparse.diags(1 / half) @ A)
+            rows.append(A.scaled(1 / half))
             lbs.append((lower - const) / half)
             ubs.append((upper - const) / half)
-    return sparse.vstack(rows).tocsr(), np.concatenate(lbs), np.concatenate(ubs)
+    return stacked(rows), np.concatenate(lbs), np.concatenate(ubs)
