@@ -50,7 +50,7 @@ def test_a_point_to_point_retime_imports_no_masked_arrays_and_no_csv_reader(tmp_
     """``hodyn retime --optimal`` of an HDF5 point-to-point path (reachability, its corners'
     ramps: their joins' goals, the local rounds' points) in a process of its own: neither
     numpy.ma (np.unique asked for it there) nor csv (an HDF5 input reads no CSV) is imported
-    after numpy, nor scipy (only the windows' programmes need it)."""
+    after numpy, nor scipy (no retime needs it: test_programme_design.py checks the windows)."""
     robot = str(URDF / "planar_2r.urdf")
     model = hodyn_cli.load_robot(robot)
     low, high = model.limits[:, 0], model.limits[:, 1]

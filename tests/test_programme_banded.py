@@ -117,3 +117,19 @@ def test_third_differences_are_scipys_to_the_bit():
     c = np.random.default_rng(5).normal(size=50) * 1e3
     diff = sparse.diags([-1.0, 3.0, -3.0, 1.0], [0, 1, 2, 3], shape=(47, 50))
     assert _same(banded.third_differences(c), diff @ c)
+
+
+def test_a_padded_row_reads_no_column_it_does_not_hold():
+    """Rows stacked from blocks of 2 and 3 entries pad the narrower with empty slots (column
+    0): a nan or inf at column 0 reaches only the rows that hold it, as scipy's; and a stack
+    of blocks of no rows is (0, n), as scipy's vstack."""
+    a = banded.band(np.array([2]), np.array([[1.0, 2.0]]), 5)
+    b = banded.band(np.array([0]), np.array([[1.0, 1.0, 1.0]]), 5)
+    x = np.array([np.nan, 0.0, 0.0, 1.0, 1.0])
+    ours = banded.stacked([a, b]) @ x
+    theirs = sparse.vstack([sparse.csr_array((r.values.ravel(), r.columns.ravel(), [0, r.values.size]),
+                                             shape=(1, 5)) for r in (a, b)]).tocsr() @ x
+    assert _same(ours, theirs) and ours[0] == 2.0 and np.isnan(ours[1])
+    empty = banded.band(np.zeros(0, int), np.zeros((0, 3)), 5)
+    assert banded.stacked([empty, empty]).shape == (0, 5)
+    assert (banded.stacked([empty]) @ x).shape == (0,)

@@ -124,25 +124,27 @@ class Rows:
 
     def __matmul__(self, x: np.ndarray) -> np.ndarray:
         """``self @ x``: each row's terms added in its stored order (``csr_matvec``)."""
-        columns, values = self._in_order
-        terms = values * x.take(columns)
+        columns, values, stored = self._in_order
+        # (an empty slot's term +0, not 0 x[its column 0]: a nan or inf there reaches no row
+        # that does not hold that column, as in scipy; a +0 changes no sum, one from +0 is
+        # never -0)
+        terms = np.where(stored, values * x.take(columns), 0.0)
         out = np.zeros(len(self.values))
-        # (a row's slots: degree + 1 or so, not its rows. An empty slot's term is +-0, which
-        # changes no sum: one from +0 is never -0)
-        for t in range(terms.shape[1]):
+        for t in range(terms.shape[1]):  # (a row's slots: degree + 1 or so, not its rows)
             out += terms[:, t]
         return out
 
     @cached_property
-    def _in_order(self) -> tuple[np.ndarray, np.ndarray]:
-        """(m, W) the columns and values of each row's slots in its stored order (the empty
-        ones, terms of 0, anywhere; the windows' design matrices are read at every step:
-        sorted once)."""
+    def _in_order(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(m, W) the columns and values of each row's slots in its stored order, and which
+        hold an entry (the empty ones anywhere; the windows' design matrices are read at
+        every step: sorted once)."""
         if self.increasing:
-            return self.columns, self.values
+            return self.columns, self.values, self.stored
         m, W = self.values.shape
         flat = np.arange(m)[:, None] * W + np.argsort(self.order, axis=1)
-        return self.columns.ravel().take(flat), self.values.ravel().take(flat)
+        return (self.columns.ravel().take(flat), self.values.ravel().take(flat),
+                self.stored.ravel().take(flat))
 
     def tdot(self, w: np.ndarray) -> np.ndarray:
         """``self.T @ w`` (``csc_matvec`` of the transpose: each column's terms added row by
@@ -207,7 +209,11 @@ def stacked(blocks: list[Rows]) -> Rows:
     """The blocks' rows one after the other (``vstack`` of CSR blocks: each row as stored),
     all of the same columns; slots padded to the widest block's. A block of no rows adds
     none, whatever its kind (tests/test_optimal.py's programmes of no limits give scipy's)."""
+    n = blocks[0].shape[1]
     blocks = [b for b in blocks if b.shape[0]]
+    if not blocks:  # (scipy's vstack of no rows: (0, n))
+        return Rows(np.zeros((0, 1), np.intp), np.zeros((0, 1)), np.full((0, 1), np.inf, KEY),
+                    n)
     W = max(b.values.shape[1] for b in blocks)
 
     def pad(a: np.ndarray, fill: float) -> np.ndarray:

@@ -4,7 +4,8 @@ ch. IX-XIII), as ``scipy.interpolate``'s ``BSpline`` and ``make_interp_spline`` 
 
 Why not scipy's: importing ``scipy.interpolate`` imports ``scipy.optimize``, ``scipy.special``
 and ``scipy.spatial`` with it, 0.4 s of a 1.3 s ``retime --optimal`` on a 1000-sample path,
-which needs none of them (the windows of linear programmes still import scipy, lazily).
+which needs none of them (nor do the windows of linear programmes: their sparse rows are
+:mod:`~hodyn_cli.algorithms.limits.banded`'s).
 
 Derivatives are those of the spline of the coefficients' scaled differences
 (:meth:`BSpline.derivative`: ``p (c_(i+1) - c_i) / (t_(i+p+1) - t_(i+1))``): summing the
