@@ -181,7 +181,8 @@ def test_the_g1_arms_eight_waypoints_fit_fewer_times(monkeypatch):
                                                               for row in TURNS], 0.4)
     assert opt.used == "reachability"
     assert sum(fits) == 5
-    assert opt.duration == pytest.approx(0.9191242858883598, rel=1e-12)  # (HODYN_NO_KERNEL: 3e-14 off)
+    # (gaps17's NEAR points at warped rests: +4.1e-9 from 0.9191242858883598)
+    assert opt.duration == pytest.approx(0.9191242896901317, rel=1e-12)  # (HODYN_NO_KERNEL: 3e-14 off)
     _within_and_valid(model, out)
 
 
