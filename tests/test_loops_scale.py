@@ -85,3 +85,48 @@ def test_newton_stops_on_a_36_micrometre_linkage_where_it_does_on_the_0_59_m_one
     for a, b in zip(*found, strict=True):
         assert np.array_equal(a, b)
     assert counts[0] == counts[1]
+
+
+@pytest.mark.parametrize("size", [1.0, 2.0 ** -14])
+@pytest.mark.parametrize(("error", "continued"), [(3e-6, True), (1e-10, False)])
+def test_newton_from_a_prediction_is_judged_converged_in_joint_units(
+        tmp_path, crank, size, error, continued, monkeypatch):
+    """Newton from a sample's prediction (``Closed._predicted``) that leaves the kept rows'
+    residual at ``error`` rad (times the loops' length, m) did not converge above
+    ``loops.OPEN_TOL`` (3.2e-7 rad) and the sample is continued from its anchor instead, at
+    any size: the four-bar and the same one scaled by 2**-14 (36 um) alike. (Judged against
+    ``sqrt`` of Newton's residual tolerance, 1e-13 m times the length, as before, the 36 um
+    one's bound was 1.9e-9 m, 5e-5 rad: 3e-6 rad of it was taken as converged; review41.)"""
+    t, qs = crank
+    urdf, loops = ((str(ROOT / "urdf" / "fourbar.urdf"), str(ROOT / "urdf" / "fourbar_loops.toml"))
+                   if size == 1.0 else _scaled(tmp_path, size, size ** 3))
+
+    class Continued(Exception):
+        pass
+
+    predicting = [False]
+    newton, predicted, continuing = Closed._newton, Closed._predicted, Closed._continued
+
+    def unconverged(self, *args, **kwargs):   # (the residual of a Newton that stopped short)
+        c, *rest = newton(self, *args, **kwargs)
+        return (c + error * self.length if predicting[0] else c, *rest)
+
+    def within(self, *args, **kwargs):
+        predicting[0] = True
+        try:
+            return predicted(self, *args, **kwargs)
+        finally:
+            predicting[0] = False
+
+    def refused(self, *args, **kwargs):
+        if predicting[0]:
+            raise Continued
+        return continuing(self, *args, **kwargs)
+
+    with backends.use("numpy"):
+        closed = close_loops(load_robot(urdf), loops).coupling
+        monkeypatch.setattr(Closed, "_newton", unconverged)
+        monkeypatch.setattr(Closed, "_predicted", within)
+        monkeypatch.setattr(Closed, "_continued", refused)
+        with pytest.raises(Continued) if continued else contextlib.nullcontext():
+            closed.joint_rates(qs, t)

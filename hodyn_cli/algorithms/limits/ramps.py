@@ -207,8 +207,8 @@ class Ramp:
     of step, ``tail`` (``TAIL`` rises, or ``tail`` given in rises) to rejoin the law,
     ``delay`` = d (its cost), ``overshoot``: the largest ``r - 1``. ``flat``: the step's
     slope turned on and off over that share of the rise, constant between (0: the single
-    polynomial step of the module docstring; :data:`FLAT` for limits of higher orders,
-    :meth:`flat`)."""
+    polynomial step of the module docstring; one of :data:`FLATS` for limits of higher
+    orders, :func:`~hodyn_cli.algorithms.limits.rates.shape`'s; :data:`FLAT`: :meth:`flat`)."""
 
     def __init__(self, rise: float, tail: float = TAIL, flat: float = 0.0):
         self.rise, self.tail = rise, tail * rise

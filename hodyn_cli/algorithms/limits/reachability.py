@@ -466,8 +466,8 @@ def _corners(table: Table, path: Source) -> list[float]:
     points = table.points.take(read)
     this, that = points[np.searchsorted(read, i)], points[np.searchsorted(read, i + 1)]
     moving = (this[:, SPEED] >= still) & (that[:, SPEED] >= still)
-    stops = _least_speed(path, this[moving, S], that[moving, S]) < still
-    for k, a, b in zip(i[moving][stops], this[moving][stops], that[moving][stops],
+    halts = _least_speed(path, this[moving, S], that[moving, S]) < still
+    for k, a, b in zip(i[moving][halts], this[moving][halts], that[moving][halts],
                        strict=True):
         j, point = (k, a) if a[SPEED] < b[SPEED] else (k + 1, b)
         if 0 < j < F - 1:
