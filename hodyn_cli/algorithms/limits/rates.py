@@ -631,9 +631,10 @@ def shape(pieces: list[tuple[reachability.Arc, reachability.Law]],
     least (a = 1/2). Why: the shortest ramp out of a rest under a jerk limit J alone steps u
     in at J itself (a rise of ``u / J``, a cost of half that: r_0' = 1), under a torque
     acceleration's bound alone at that bound, up then down (r_0'' = +-4: a rise of ``2
-    sqrt(u / S)``); the flat steps ride the first with a slope ``1 / (1 - a)`` (1.14 at a =
-    1/8: the UR5's 1 kHz corners, ur5-p2p-1kHz, 1.5202 s -> 1.4645 s; 1.5 at the 1/3 kept
-    before), the second with a curvature 5.63 at a = 1/2, the single step's 7.51 (a rise 1.16
+    sqrt(u / S)``); the flat steps ride the first with a slope ``1 / (1 - a)`` (1.2 at a =
+    1/6: the UR5's 1 kHz corners, ur5-p2p-1kHz, 1.5202 s -> 1.47323 s; 1.5 at the 1/3 kept
+    before; 1/8 failed validate at every smoothing on the UR5's corners at 20 Hz), the
+    second with a curvature 5.63 at a = 1/2, the single step's 7.51 (a rise 1.16
     times as long: the iiwa's point-to-point motion with its limits file, whose ramps are cut
     short and torque accelerations decide them). A ramp cut short leaves the final fit to
     slow the motion for it, and there the torque acceleration, on the curvature, decided
