@@ -11,13 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_ik_scale import _solved
 
-from hodyn_cli.algorithms.motion.ik import InverseKinematics
-from hodyn_cli.algorithms.motion.kinematics import link_kinematics
-from hodyn_cli.core.motion import LinkMotion
-from hodyn_cli.core.trajectory import cosine
 from hodyn_cli.errors import HodynError
-from hodyn_cli.modeling.urdf import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 EE = "iiwa_link_ee"
@@ -34,22 +30,11 @@ def _mounted(folder: Path) -> Path:
     return folder / "mounted.urdf"
 
 
-def _solve(path: Path, max_condition: float = 1e4):
-    model = load_model(path)
-    t = np.arange(0.0, 0.06, 0.002)
-    traj = cosine(model.joint_names, t, amplitude=0.3, omega=np.linspace(1.0, 2.0, 7),
-                  phase=np.linspace(0.0, 3.0, 7), offset=[0.2, 0.6, 0.3, -1.2, 0.3, 1.0, 0.1],
-                  orders=4)
-    motion = LinkMotion.of(link_kinematics(model, traj, EE, order=2), t)
-    ik = InverseKinematics(model, EE, q0=traj.q[0], max_condition=max_condition)
-    return (*ik(motion), ik.unit)
-
-
 def test_a_mounted_arm_has_the_condition_numbers_and_joint_motion_it_has_on_the_ground(
         tmp_path):
-    qs, cond, unit = _solve(ROOT / "urdf" / "iiwa14.urdf")
+    qs, cond, unit = _solved(ROOT / "urdf" / "iiwa14.urdf")
     mounted = _mounted(tmp_path)
-    mq, mcond, munit = _solve(mounted)
+    mq, mcond, munit = _solved(mounted)
     assert unit == munit == 1.0
     assert 10.0 < cond.max() < 11.0
     np.testing.assert_allclose(mcond, cond, rtol=1e-9)
@@ -59,5 +44,5 @@ def test_a_mounted_arm_has_the_condition_numbers_and_joint_motion_it_has_on_the_
     limit = 0.999 * cond.max()
     for path in (ROOT / "urdf" / "iiwa14.urdf", mounted):
         with pytest.raises(HodynError, match="condition number"):
-            _solve(path, limit)
-        assert _solve(path, 1.001 * cond.max())[1].max() == pytest.approx(cond.max())
+            _solved(path, limit)
+        assert _solved(path, 1.001 * cond.max())[1].max() == pytest.approx(cond.max())

@@ -22,14 +22,21 @@ ROOT = Path(__file__).resolve().parents[1]
 EE = "iiwa_link_ee"
 
 
-def _solve(path: Path):
+def _solved(path: Path, max_condition: float = 1e4) -> tuple:
+    """(q, condition numbers, length unit) of ik along the iiwa's cosine's end-effector
+    motion on the robot of ``path``."""
     model = load_model(path)
     t = np.arange(0.0, 0.06, 0.002)
     traj = cosine(model.joint_names, t, amplitude=0.3, omega=np.linspace(1.0, 2.0, 7),
                   phase=np.linspace(0.0, 3.0, 7), offset=[0.2, 0.6, 0.3, -1.2, 0.3, 1.0, 0.1],
                   orders=4)
     motion = LinkMotion.of(link_kinematics(model, traj, EE, order=2), t)
-    return InverseKinematics(model, EE, q0=traj.q[0])(motion)
+    ik = InverseKinematics(model, EE, q0=traj.q[0], max_condition=max_condition)
+    return (*ik(motion), ik.unit)
+
+
+def _solve(path: Path):
+    return _solved(path)[:2]
 
 
 @pytest.mark.parametrize("length", [1e-3, 1e3])   # a 1.3 mm arm; one exported in mm

@@ -6,13 +6,11 @@ limits allow (derived: u stepped in at the jerk limit, r_0' = 1, or at a torque
 acceleration's, r_0'' = +-4, or both, the S-curve of one order up)."""
 import numpy as np
 import pytest
-from test_retime_rest_ramps import _passes
+from test_retime_rest_ramps import _iiwa_p2p_passes, _passes
 
 import hodyn_cli
-from conftest import URDF
 from hodyn_cli.algorithms.limits import ramps, rates
 from hodyn_cli.algorithms.limits.ramps import FLATS, STEEPEST
-from hodyn_cli.algorithms.planning.generate import generate
 
 
 @pytest.mark.parametrize("flat", FLATS)
@@ -72,13 +70,7 @@ def test_a_torque_acceleration_bound_ramp_is_within_20_percent_of_the_fastest():
     0.0016), where the torque acceleration binds: that step's rise is within 1.19 times the
     fastest S-curve's (the torque acceleration at its bound up, then down), the single
     step's 1.37 times."""
-    model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
-    waypoints = np.array([[0, 0.3, 0, -1.2, 0, 0.8, 0], [1.0, 0.8, 0.5, -0.6, 0.4, 1.2, 0.6],
-                          [0.2, 0.1, -0.3, -1.5, -0.2, 0.5, -0.4]])
-    traj = generate(model, "point-to-point", waypoints=waypoints, derivatives=4,
-                    segment_duration=0.8, rate=50.0)
-    pieces, at = _passes(model, traj, hodyn_cli.joint_limits(model, URDF / "iiwa14_limits.toml"),
-                         400)
+    pieces, at = _iiwa_p2p_passes()
     needs = rates._needs(pieces, at)
     assert set(needs) == {1, 2} and rates.cornered(pieces, at, 0.5)[1] > 1
     assert rates.shape(pieces, at) == 0.5
@@ -98,16 +90,9 @@ def test_the_ur5s_corners_with_a_jerk_limit_keep_it_and_pass_validate(rate):
     smoothing) and 10 kHz (the single
     step's, optimal._rated's finer than 1 kHz): at rest in q' and q'' at both ends, within
     its limits at every sample, passing validate."""
-    from test_base_parameters import public_robot
+    from test_rates import _ur5_corners
 
-    model = hodyn_cli.load_robot(str(public_robot("ur_description/urdf/ur5_robot.urdf")))
-    low, high = model.limits[:, 0], model.limits[:, 1]
-    middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
-    shares = np.array([[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2],
-                       [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1]])
-    traj = generate(model, "point-to-point", waypoints=middle + half * shares, derivatives=4,
-                    segment_duration=0.5, rate=rate)
-    limits = hodyn_cli.joint_limits(model, jerk=500.0)
+    model, traj, limits = _ur5_corners(rate)
     out, opt = hodyn_cli.retime_optimal(model, traj, limits=limits, solver="reachability")
     assert opt.used == "reachability"
     D = out.derivatives

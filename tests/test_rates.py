@@ -339,10 +339,11 @@ def test_a_path_of_10_5_samples_keeps_its_limits_with_its_duration(tmp_path):
         assert f.attrs["duration"] == pytest.approx(343.0262580954074, rel=1e-12)
 
 
-def _ur5_corners() -> tuple:
+def _ur5_corners(rate: float = 1000.0) -> tuple:
     """benchmarks/bench_optimal_rates.py's ``ur5-p2p-1kHz``: the UR5 (example-robot-data)
-    from rest through a corner to rest, legs of 0.5 s at 1 kHz (1001 samples), waypoints at
-    shares of each joint's range about its middle, and ``--jerk 500``."""
+    from rest through a corner to rest, legs of 0.5 s at 1 kHz (1001 samples; or at
+    ``rate``), waypoints at shares of each joint's range about its middle, and ``--jerk
+    500``."""
     from test_base_parameters import public_robot
 
     model = hodyn_cli.load_robot(str(public_robot("ur_description/urdf/ur5_robot.urdf")))
@@ -351,7 +352,7 @@ def _ur5_corners() -> tuple:
     shares = np.array([[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2],
                        [-0.1, 0.25, -0.25, 0.1, -0.3, 0.1]])
     traj = generate(model, "point-to-point", waypoints=middle + half * shares, derivatives=4,
-                    segment_duration=0.5, rate=1000.0)
+                    segment_duration=0.5, rate=rate)
     return model, traj, hodyn_cli.joint_limits(model, jerk=500.0)
 
 

@@ -97,6 +97,17 @@ def _passes(model, traj, limits, grid: int) -> tuple:
     return [(arc, replace(law, played=law.x)) for arc, law in found], at
 
 
+def _iiwa_p2p_passes() -> tuple:
+    """:func:`_passes` of the iiwa's point-to-point motion through three waypoints (legs of
+    0.8 s at 50 Hz) with its limits file, on 400 intervals."""
+    model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
+    waypoints = np.array([[0, 0.3, 0, -1.2, 0, 0.8, 0], [1.0, 0.8, 0.5, -0.6, 0.4, 1.2, 0.6],
+                          [0.2, 0.1, -0.3, -1.5, -0.2, 0.5, -0.4]])
+    traj = generate(model, "point-to-point", waypoints=waypoints, derivatives=4,
+                    segment_duration=0.8, rate=50.0)
+    return _passes(model, traj, hodyn_cli.joint_limits(model, URDF / "iiwa14_limits.toml"), 400)
+
+
 def test_the_ramps_step_is_flat_where_jerk_binds_them_least_curved_where_cut_ones_hold_torque_accelerations():
     """rates.shape: on the UR5's corner with --jerk 500 the flattest-topped step (1/6 of the
     rise to turn at each end; its rise 0.224 s, the 1/3 one's 0.280 s, the single step's
@@ -114,13 +125,7 @@ def test_the_ramps_step_is_flat_where_jerk_binds_them_least_curved_where_cut_one
     pieces, at = _passes(model, traj, limits, 1500)
     assert rates.rise(pieces, at, 0.0, FLAT) < 0.7 * rates.rise(pieces, at, 0.0, 0.0)
     assert rates.shape(pieces, at) == min(FLATS)
-    model = hodyn_cli.load_robot(str(URDF / "iiwa14.urdf"))
-    waypoints = np.array([[0, 0.3, 0, -1.2, 0, 0.8, 0], [1.0, 0.8, 0.5, -0.6, 0.4, 1.2, 0.6],
-                          [0.2, 0.1, -0.3, -1.5, -0.2, 0.5, -0.4]])
-    traj = generate(model, "point-to-point", waypoints=waypoints, derivatives=4,
-                    segment_duration=0.8, rate=50.0)
-    pieces, at = _passes(model, traj, hodyn_cli.joint_limits(model, URDF / "iiwa14_limits.toml"),
-                         400)
+    pieces, at = _iiwa_p2p_passes()
     assert rates.rise(pieces, at, 0.0, FLAT) < rates.rise(pieces, at, 0.0, 0.0)
     assert rates.cornered(pieces, at, FLAT)[1] > 1  # (cut short)
     assert rates.shape(pieces, at) == max(FLATS)
