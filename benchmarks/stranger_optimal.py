@@ -508,6 +508,23 @@ def problems(stderr: str, out: Path, extra: list[str]) -> list[str]:
     return notes
 
 
+def checked(row: dict, robot: str, out: Path, extra: list, flags: list, stderr: str) -> bool:
+    """``row`` (its ``exit`` the retime's status) with the output's solver, duration and
+    uniform scaling's, ``hodyn check``'s and ``validate``'s exit statuses and :func:`problems`'
+    notes; False (the row's note the error's last line) where the retime failed."""
+    if row["exit"] != 0:
+        row["notes"] = [f"exit {row['exit']}: {stderr.strip().splitlines()[-1][:160]}"]
+        return False
+    with h5py.File(out) as f:
+        row.update(solver=str(f.attrs["solver"]), duration=float(f.attrs["duration"]),
+                   uniform=float(f.attrs["uniform_duration"]))
+    limits = [] if "--rate" in extra else extra
+    row["check"] = run(HODYN + ["check", robot, out, *limits, *flags, "-q"])[0]
+    row["validate"] = run(HODYN + ["validate", robot, out, *flags, "-q"])[0]
+    row["notes"] = problems(stderr, out, extra)
+    return True
+
+
 def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: bool = True
         ) -> dict:
     robot, model, flags = robot_of(arm)
@@ -522,16 +539,8 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: boo
         samples = len(f["t"])
     row = {"arm": arm, "path": path, "rate": rate, "mode": mode, "samples": samples,
            "wall": wall, "cpu": cpu, "rss": rss, "exit": status}
-    if status != 0:
-        row["notes"] = [f"exit {status}: {stderr.strip().splitlines()[-1][:160]}"]
+    if not checked(row, robot, out, extra, flags, stderr):
         return row
-    with h5py.File(out) as f:
-        row.update(solver=str(f.attrs["solver"]), duration=float(f.attrs["duration"]),
-                   uniform=float(f.attrs["uniform_duration"]))
-    limits = [] if "--rate" in extra else extra
-    row["check"] = run(HODYN + ["check", robot, out, *limits, *flags, "-q"])[0]
-    row["validate"] = run(HODYN + ["validate", robot, out, *flags, "-q"])[0]
-    row["notes"] = problems(stderr, out, extra)
     cap = VELOCITY_CAP  # (toppra's, raised where the output comes near it)
     if arm in FRESH:
         with h5py.File(out) as f:

@@ -47,7 +47,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_optimal import Curve  # noqa: E402
-from stranger_optimal import HODYN, generate, limits_files, problems, public, run, toppra_retried, waypoints  # noqa: E402
+from stranger_optimal import HODYN, checked, generate, limits_files, public, run, toppra_retried, waypoints  # noqa: E402
 
 import hodyn_cli  # noqa: E402
 from hodyn_cli.algorithms.limits import programme  # noqa: E402
@@ -241,16 +241,8 @@ def one(folder: Path, label: str, path: str, rate: float, mode: str, peer_too: b
            "wall": wall, "cpu": cpu, "rss": rss, "exit": status,
            "hold": holding(model, named),
            "command": " ".join(map(str, ["hodyn", *command[3:]]))}
-    if status != 0:
-        row["notes"] = [f"exit {status}: {stderr.strip().splitlines()[-1][:160]}"]
+    if not checked(row, robot, out, extra, flags, stderr):
         return row
-    with h5py.File(out) as f:
-        row.update(solver=str(f.attrs["solver"]), duration=float(f.attrs["duration"]),
-                   uniform=float(f.attrs["uniform_duration"]))
-    limits = [] if "--rate" in extra else extra
-    row["check"] = run(HODYN + ["check", robot, out, *limits, *flags, "-q"])[0]
-    row["validate"] = run(HODYN + ["validate", robot, out, *flags, "-q"])[0]
-    row["notes"] = problems(stderr, out, extra)
     row["over"] = pinocchio_over(robot, model, out, jerk if mode == "jerk" else None)
     if row["over"] > 1 + 1e-6:
         row["notes"].append(f"pinocchio: a limit x{row['over']:.9g}")
