@@ -122,8 +122,9 @@ SPACING = 0.02
 #: coarser: between its samples the input's Hermite interpolant is its path, known as well
 #: as at them. (One per sample alone, Laikago's and HyQ's legs along a 9-harmonic Fourier
 #: path at 20 Hz, their 401 samples over 20 s, had a shape too coarse for their sharpest
-#: turns: Laikago's law 4.16683 s with 4000 points, the uniform scaling's 6.08147 s with
-#: 401, toppra's 3.7345 s; benchmarks/README.md, 2026-12-02, lead17)
+#: turns: Laikago's passes' law 3.764 s with 2001 points, toppra's 3.7345 s, its output
+#: 4.10839 s; with 401, reachability's law slower than the uniform scaling's 6.08147 s;
+#: benchmarks/README.md, 2026-12-02, lead17)
 SHAPE_RATE = 100.0
 #: there at most this many times as dense as over the arc length
 DENSEST = 64
@@ -498,9 +499,8 @@ def _least_speed(path: Source, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
             break
         s = lo[:, None] + (hi - lo)[:, None] * u
         speed = np.linalg.norm(_at(source(path)(), s.ravel(), 1), axis=1).reshape(s.shape)
-        k = speed.argmin(axis=1)
-        least = np.minimum(least, speed[np.arange(len(lo)), k])
-        rows = np.arange(len(lo))
+        k, rows = speed.argmin(axis=1), np.arange(len(lo))
+        least = np.minimum(least, speed[rows, k])
         lo = s[rows, np.maximum(k - 1, 0)]
         hi = s[rows, np.minimum(k + 1, LOOKS - 1)]
     return least
