@@ -145,3 +145,24 @@ def test_locking_one_joint_of_a_mimic_pair_holds_its_partner(tmp_path):
     assert both.n == model.n - 2
     with pytest.raises(ModelError, match=f"'{names[follower]}' cannot be held at 0.5 and 0"):
         lock(model, {names[leader]: 0.01, names[follower]: 0.5})
+
+
+def test_lock_missing_keeps_a_mimic_leader_that_has_columns(tmp_path):
+    """A <mimic> follower has no column by design: --lock-missing does not count it as
+    missing (which would hold its leader too and drop the leader's motion from the file)."""
+    from conftest import MIMIC_CASES, mimic_urdf
+
+    robot = mimic_urdf(tmp_path, *MIMIC_CASES["gripper fingers"])
+    model = load_model(robot)
+    full = random_cosine(model, np.linspace(0, 1, 11), orders=4, seed=4)
+    traj = Trajectory(model.coordinate_names, full.derivatives[..., list(model.coordinates)],
+                      full.t)  # as `generate` writes it: no column for the follower
+    src, out, ref = tmp_path / "all.csv", tmp_path / "tau.csv", tmp_path / "ref.csv"
+    write_trajectory(str(src), traj)
+    header = src.read_text().splitlines()[0]
+    assert "q_finger_left_joint" in header and "q_finger_right_joint" not in header
+    result = runner.invoke(app, ["compute", str(robot), str(src), "--lock-missing", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "holding joint" not in result.stderr
+    assert runner.invoke(app, ["compute", str(robot), str(src), "-o", str(ref)]).exit_code == 0
+    assert out.read_text() == ref.read_text()

@@ -96,7 +96,8 @@ SHARED = {
         None),
     "lock_missing": (Annotated[bool, typer.Option(
         "--lock-missing", help="Hold every joint the file has no q column for (at 0, or the "
-                               "middle of its range if 0 is outside).")], False),
+                               "middle of its range if 0 is outside); a mimic follower is "
+                               "not missing: it follows its leader.")], False),
     "strict": (Annotated[bool, typer.Option(
         "--strict", help="URDF warnings, and positions outside the URDF limits, are errors.")],
         False),

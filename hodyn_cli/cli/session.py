@@ -172,7 +172,10 @@ class Session:
             from hodyn_cli.pipeline.files import column_names
 
             present = set(column_names(traj))
-            held = {joint: api.lock_value(model, joint) for joint in model.joint_names
+            # only independent joints can be missing: a <mimic> follower (or a loop's passive
+            # joint) has no column by design and moves with its leader's
+            independent = (model.joint_names[i] for i in model.coordinates)
+            held = {joint: api.lock_value(model, joint) for joint in independent
                     if f"q_{joint}" not in present and joint not in values}
             if held:
                 render.notice(f"{traj}: holding joint(s) without q columns: " + ", ".join(
