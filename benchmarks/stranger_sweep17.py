@@ -23,6 +23,9 @@ HyQ's and Laikago's front left legs as three-joint arms. Paths (all new here):
 * ``fourier9``: ``generate --kind fourier --harmonics 9 --base-frequency 0.25 --seed 7``;
   peer: toppra on hodyn's own path with the end speeds of hodyn's output.
 
+Every peer's velocity limits are capped at 50 rad/s where that cap does not bind, else raised
+until it does not (``toppra_uncapped``; its retry then ends ``@CAP``): the Borinot's are 10^4.
+
 Modes: ``vt`` (the URDF's velocity and torque limits: toppra's problem), ``r30`` and ``r10k``
 (``--rate 30`` / ``--rate 10000``: steps must be exactly 1/R), ``jerk`` (``--jerk`` 20 s^-2
 times each joint's velocity limit), ``trate`` (torque rates 10 s^-1 times the torque limit).
@@ -47,7 +50,17 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_optimal import Curve  # noqa: E402
-from stranger_optimal import HODYN, checked, generate, limits_files, public, run, toppra_retried, waypoints  # noqa: E402
+from stranger_optimal import (  # noqa: E402
+    HODYN,
+    checked,
+    generate,
+    limits_files,
+    public,
+    run,
+    toppra_retried,
+    toppra_uncapped,
+    waypoints,
+)
 
 import hodyn_cli  # noqa: E402
 from hodyn_cli.algorithms.limits import programme  # noqa: E402
@@ -205,15 +218,18 @@ def pinocchio_over(robot: Path, model, out: Path, jerk: np.ndarray | None) -> fl
 
 
 def peer(model, src: Path, out: Path, pieces) -> tuple[float, str]:
-    """toppra's duration (and the retry that gave it) for the input's path."""
+    """toppra's duration (and the retry that gave it) for the input's path, its velocity
+    limits capped where the cap does not bind (:func:`~stranger_optimal.toppra_uncapped`)."""
     if pieces == "own":
         traj = read_trajectory(str(src), model, need=5)
         played = read_trajectory(str(out), model, need=2)
         ends = [np.linalg.norm(played.derivatives[i, 1]) / np.linalg.norm(traj.derivatives[i, 1])
                 for i in (0, -1)]
-        return toppra_retried(model, lambda p, order: programme.between(traj, p)[:, order],
-                              traj.t[0], traj.t[-1], ends)
-    found = [toppra_retried(model, c, 0.0, 1.0) for c in pieces]
+        return toppra_uncapped(model.velocity_limits, lambda cap: toppra_retried(
+            model, lambda p, order: programme.between(traj, p)[:, order], traj.t[0], traj.t[-1],
+            ends, cap))
+    found = [toppra_uncapped(model.velocity_limits, lambda cap, c=c: toppra_retried(
+        model, c, 0.0, 1.0, cap=cap)) for c in pieces]
     retried = "+".join(sorted({r for _, r in found if r != "-"})) or "-"
     return sum(d for d, _ in found), retried
 
