@@ -507,8 +507,8 @@ class CompiledBackend(NumpyBackend):
         """Newton on the kept rows from q (N, n) (in place where it is C-contiguous float64):
         the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
         leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
-        bool (elsewhere ``Closed._newton`` decides). ``tol``: ``loops.Tolerances`` (its step's
-        and residual's are Newton's). ``rates`` (full, rows, PJ): the samples
+        bool (elsewhere ``Closed._newton`` decides). ``tol``: ``loops.Tolerances`` (its step's,
+        in the passive joints' units, and residual's are Newton's). ``rates`` (full, rows, PJ): the samples
         are ``full``'s rows ``rows`` (N,), and where P J_p was not near singular
         :meth:`loop_rates` follows there in the same pass (the positions too; P J's jets to
         the orders PJ holds)."""
@@ -522,7 +522,8 @@ class CompiledBackend(NumpyBackend):
             rows = np.ascontiguousarray(rows, dtype=np.int32)
         _check(self.lib.hodyn_loop_newton(
             _struct(self, model, data), N, q, *_cuts(cuts), r, cuts.P, cuts.passive, iterations,
-            tol.step, tol.residual, quadratic, near, c, PJ, off, ok, 0 if full is None else full.shape[1],
+            tol.step, tol.unit, tol.residual, quadratic, near, c, PJ, off, ok,
+            0 if full is None else full.shape[1],
             0 if jets is None else jets.shape[1], 0 if full is None else full.shape[0],
             _ptr(full), _ptr(rows), _ptr(jets)))
         return q, c, PJ, off, ok.astype(bool)
@@ -549,7 +550,7 @@ class CompiledBackend(NumpyBackend):
             qa.shape[1], cuts.active, cuts.closing,
             np.ascontiguousarray(reference, dtype=np.float64), coarse,
             step, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, between, tol.step,
-            tol.residual, quadratic, near, taylor_tol, _ptr(t),
+            tol.unit, tol.residual, quadratic, near, taylor_tol, _ptr(t),
             np.ascontiguousarray(ids, dtype=np.int32), q, c, PJ, off, rated,
             0 if full is None else full.shape[1], 0 if jets is None else jets.shape[1],
             0 if full is None else full.shape[0], _ptr(full), _ptr(jets),
@@ -576,7 +577,7 @@ class CompiledBackend(NumpyBackend):
             M, np.ascontiguousarray(samples, dtype=np.int32), taylor, step, taylor_tol,
             np.ascontiguousarray(W, dtype=np.float64), *_cuts(cuts), r, cuts.P, cuts.passive,
             len(cuts.active), cuts.active, cuts.closing, iterations, between, tol.step,
-            tol.residual, tol.open, quadratic, near, c,
+            tol.unit, tol.residual, tol.open, quadratic, near, c,
             PJ_kept, off, 0 if PJ is None else PJ.shape[1], _ptr(PJ), ctypes.byref(complete)))
         return (c, PJ_kept, off) if complete.value else None
 
