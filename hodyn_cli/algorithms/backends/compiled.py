@@ -677,7 +677,7 @@ class CompiledBackend(NumpyBackend):
         ref = None if q_ref is None else np.ascontiguousarray(q_ref, dtype=np.float64)
         rates = np.ascontiguousarray(y, dtype=np.float64) if D else None   # alive in the call
         path, T = _path(task, data)
-        _check(self.lib.hodyn_ik_rates(data.struct, N, q, r, path, T, m, D,
+        _check(self.lib.hodyn_ik_rates(data.struct, N, q, r, path, T, m, *_balance(task), D,
                                        _ptr(rates), _ptr(ref), float(gain), qs, cond))
         return qs, cond, np.zeros((N, D))
 
@@ -707,12 +707,20 @@ class CompiledBackend(NumpyBackend):
         prev = None if before is None else f64(before[1])
         path, T = _path(task, data)
         _check(self.lib.hodyn_ik_integrate(
-            data.struct, N, len(task.path), path, T, m, D, f64(y), _ptr(Rc), f64(p),
+            data.struct, N, len(task.path), path, T, m, *_balance(task), D, f64(y), _ptr(Rc),
+            f64(p),
             f64(t), f64(q_ref), float(gain), f64(last[1]), float(last[0]), float(last[2]),
             _ptr(prev), float(before[0]) if before is not None else 0.0, f64(weights),
             f64(err_const), newton_steps, passes, tolerance, jump, qs, cond,
             ctypes.byref(done)))
         return qs[: done.value], cond[: done.value]
+
+
+def _balance(task) -> tuple[np.ndarray, float]:
+    """Where a pose task's condition number takes its translational rows (the robot's base
+    point, the arm's length unit: ``ik.Task``), as ``hodyn_ik_rates`` and
+    ``hodyn_ik_integrate`` read them."""
+    return np.ascontiguousarray(task.base, dtype=np.float64), float(task.unit)
 
 
 def _check(status: int) -> None:

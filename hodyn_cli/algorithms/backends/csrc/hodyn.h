@@ -175,12 +175,13 @@ int hodyn_ik_newton(const HModel *md, int64_t N, const double *q, int r, const i
                     const double *T, int m, const double *HK_NULLABLE Rd, const double *pd,
                     int steps, double *q_out, double *err);
 int hodyn_ik_rates(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,
-                   const double *T, int m, int D, const double *HK_NULLABLE y,
+                   const double *T, int m, const double *base, double unit, int D,
+                   const double *HK_NULLABLE y,
                    const double *HK_NULLABLE qref, double gain, double *qs, double *cond);
 int hodyn_ik_integrate(const HModel *md, int64_t N, int r, const int32_t *path,
-                       const double *T, int m, int D, const double *y,
-                       const double *HK_NULLABLE Rd, const double *pd, const double *ts,
-                       const double *qref, double gain, const double *last, double t_last,
+                       const double *T, int m, const double *base, double unit, int D,
+                       const double *y, const double *HK_NULLABLE Rd, const double *pd,
+                       const double *ts, const double *qref, double gain, const double *last, double t_last,
                        double cond_last, const double *HK_NULLABLE before, double t_before,
                        const double *weights, const double *err_const, int newton_steps,
                        int passes, double tolerance, double jump, double *qs, double *cond,
