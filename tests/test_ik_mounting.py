@@ -46,3 +46,42 @@ def test_a_mounted_arm_has_the_condition_numbers_and_joint_motion_it_has_on_the_
         with pytest.raises(HodynError, match="condition number"):
             _solved(path, limit)
         assert _solved(path, 1.001 * cond.max())[1].max() == pytest.approx(cond.max())
+
+
+@pytest.mark.kernel
+def test_the_kernel_takes_the_condition_number_at_the_base_as_numpy_does(kernel, tmp_path):
+    """The compiled kernel's own condition numbers (``ik_rates``; ``ik_integrate``'s, which
+    also set its integration's tolerance and the derivatives it trusts) on the iiwa mounted
+    3 m up: those of the iiwa on the ground and numpy's, and the whole solve's verdict and
+    joint motion too. Before, the kernel took them at the root's origin (105 mounted,
+    10.3 on the ground) and only ik.py's verdict moved them to the base."""
+    from conftest import reference
+    from hodyn_cli.algorithms import backends
+    from hodyn_cli.algorithms.motion.ik import InverseKinematics
+    from hodyn_cli.modeling.urdf import load_model
+
+    qs = _solved(ROOT / "urdf" / "iiwa14.urdf")[0]   # (a motion's positions and rates)
+    found = {}
+    for name, path in (("ground", ROOT / "urdf" / "iiwa14.urdf"), ("mounted", _mounted(tmp_path))):
+        model = load_model(path)
+        spec = InverseKinematics(model, EE).spec
+        y = np.random.default_rng(1).normal(size=(len(qs), 2, 6))
+
+        def rates(model=model, spec=spec, y=y):
+            backend, data = backends.prepare(model, None)
+            return backend.ik_rates(model, data, spec, qs[:, 0], y, qs[0, 0], 1.0)[1]
+
+        found[name], found[name + " numpy"] = rates(), reference(rates)
+    assert 10.0 < found["ground"].max() < 11.0
+    for name in ("mounted", "mounted numpy", "ground numpy"):
+        np.testing.assert_allclose(found[name], found["ground"], rtol=1e-9, err_msg=name)
+    # the whole solve (the kernel integrates the redundant arm's positions): its verdicts
+    # and motion as on the ground, and as numpy's
+    mq, mcond = _solved(_mounted(tmp_path))[:2]
+    nq, ncond = reference(_solved, _mounted(tmp_path))[:2]
+    gq, gcond = _solved(ROOT / "urdf" / "iiwa14.urdf")[:2]
+    np.testing.assert_allclose(mcond, gcond, rtol=1e-9)
+    np.testing.assert_allclose(ncond, gcond, rtol=1e-9)
+    for q in (mq, nq):
+        err = [float(np.abs(q[:, k] - gq[:, k]).max() / np.abs(gq[:, k]).max()) for k in range(4)]
+        assert max(err) < 1e-9, err

@@ -253,3 +253,30 @@ def test_a_real_incomplete_call_falls_back_to_the_same_numbers(kernel, closed_ro
     stepwise = c.expand(tr)
     assert np.array_equal(fallback.derivatives, stepwise.derivatives)
     assert np.array_equal(fallback.jacobians.PJ, stepwise.jacobians.PJ)
+
+
+def test_a_sample_left_above_open_tol_is_continued_from_its_anchor(kernel, closed_robots):
+    """``loop_between``'s own ``open_tol`` (``Tolerances.open``; review41's test holds numpy's
+    to it): with one Newton iteration, from each sample's Hermite prediction the kept rows'
+    residual is at rounding, from its anchor 1e-3 of the loops' length and more. With
+    ``open_tol`` +inf no sample is continued (the residual at rounding), with -1 every one
+    is (the residual of one step from its anchor); a kernel that ignored it (a constant of
+    its own) would give both the same."""
+    closed = closed_robots["fourbar"]
+    c = closed.coupling
+    offset, amplitude, omega = MECHANISMS["fourbar"]
+    t = np.arange(200) * 0.01
+    tr = cosine(closed.coordinate_names, t, amplitude=amplitude, omega=omega, offset=offset,
+                orders=4)
+    solved = c.expand(tr)
+    between = np.flatnonzero(np.arange(200) % TAYLOR > 0)[:-1]   # (199: the last, an anchor)
+    residual = {}
+    for open_tol in (np.inf, -1.0):
+        full = solved.derivatives.copy()
+        found = kernel.loop_between(closed, full, t, between, c.cuts, TAYLOR, STEP, TAYLOR_TOL,
+                                    _hermite(5), 1, 1, c.tol._replace(open=open_tol), 1e-3,
+                                    1e-4, solved.jacobians.PJ.copy())
+        assert found is not None
+        residual[open_tol] = np.abs(found[0] @ c.P.T).max(axis=1) / c.length
+    assert residual[np.inf].max() < 1e-12
+    assert residual[-1.0].min() > 1e-9 and residual[-1.0].max() > 1e-6

@@ -114,3 +114,57 @@ def test_a_usage_pass_s_shares_are_argmax_s_to_the_bit():
     for made, expected in ((use.affine, affine), (use.higher, higher), (use.static, static),
                            (use.order, order)):
         assert np.array_equal(made, expected, equal_nan=True)
+
+
+def test_a_tie_takes_the_first_joint_s_static_part_and_a_nan_share_is_beyond_nothing():
+    """rates._usage's claims where they decide something: two joints tied in their share at
+    every point whose static parts differ (joint 0: ``s3 s1`` + ``s1 s3``, its static part
+    ``s3 s1``; joint 1: ``2 s3 s1`` all static: the same values to the bit, twice the static
+    part) give joint 0's static share, the first of the equal largest ones (argmax's); and a
+    NaN in one joint's column at one point (the others finite) leaves that point's largest
+    share of a limit of higher order and its static part as the limits before it left them
+    (NaN is beyond nothing), while an affine limit's largest there is NaN."""
+    import hodyn_cli
+    from conftest import URDF
+    from hodyn_cli.algorithms.limits.programme import Derivatives, path_limits
+    from hodyn_cli.algorithms.planning.generate import generate
+
+    model = hodyn_cli.load_robot(str(URDF / "panda.urdf"))
+    limits = hodyn_cli.joint_limits(model, str(URDF / "panda_limits.toml"))
+    grid = generate(model, "fourier", duration=0.3, rate=100.0, derivatives=6)
+    rng = np.random.default_rng(5)
+    M = grid.n_samples
+    X = np.column_stack([0.5 + rng.random(M), rng.normal(size=(M, 3))])
+    found = path_limits(model, grid, limits, 2)
+    affine = next(f for f in found if f.quantity.key not in rates.HIGHER)
+    higher = next(f for f in found if f.quantity.key in rates.HIGHER)
+    s = Derivatives(X).sigma
+    m = len(higher.joints)
+    c = np.zeros((M, m, 2))   # monomials s1 (static) and s3 (of higher order)
+    c[:, 0] = np.column_stack([s[:, 2], s[:, 0]])
+    c[:, 1, 0] = 2.0 * s[:, 2]
+    c[:, 2:] = 0.1 * c[:, :1]                          # (the others well below the tie)
+    c[7, 3] = np.nan                                   # (one joint's share NaN at point 7)
+    band = np.full(m, 10.0)
+    tied = replace(higher, monomials=((1,), (3,)), coefficients=c, lower=-band, upper=band,
+                   friction=None)
+    values = tied.values(X)
+    assert np.array_equal(values[:, 0], values[:, 1])  # (the tie, to the bit)
+    assert np.isnan(values[7, 3]) and np.isfinite(np.delete(values[7], 3)).all()
+    first = np.abs(s[:, 0] * s[:, 2]) / 10.0   # joint 0's static share (joint 1's: twice it)
+    assert (first > 0).all()
+
+    use = rates._usage([tied], X)
+    keep = np.arange(M) != 7
+    assert np.array_equal(use.static[keep], first[keep])
+    assert np.array_equal(use.higher[keep], np.abs(values[keep, 0]) / 10.0)
+    assert use.higher[7] == 0 and use.static[7] == 0 and use.order[7] == 1  # (beyond nothing)
+    assert (use.order[keep] == rates._order(tied)).all()
+    # after a limit that set point 7: the NaN share leaves it as it was
+    before = rates._usage([replace(tied, coefficients=np.nan_to_num(c))], X)
+    both = rates._usage([replace(tied, coefficients=np.nan_to_num(c)), tied], X)
+    assert both.higher[7] == before.higher[7] > 0 and both.static[7] == before.static[7]
+    # an affine limit's largest share is NaN where one of its joints' is
+    a = np.array(affine.coefficients, dtype=float)
+    a[7, 1] = np.nan
+    assert np.isnan(rates._usage([replace(affine, coefficients=a)], X).affine[7])

@@ -39,3 +39,13 @@ def test_the_mass_matrix_check_of_an_arm_with_prismatic_joints_holds_at_any_size
     assert "no inertia" not in scaled["detail"]
     # (the scaled matrix is the same in each coordinate's own unit: the same eigenvalues)
     assert scaled["max_abs"] == pytest.approx(one["max_abs"], rel=1e-6)
+
+
+def test_the_mass_matrix_check_says_its_eigenvalue_is_of_the_scaled_matrix():
+    """Its value (max abs) is the smallest eigenvalue of ``D^-1/2 M D^-1/2``, without unit:
+    the detail names that matrix before the number (it read "smallest eigenvalue 0.12, ...
+    (of M scaled by its diagonal)", as if the eigenvalue were M's, in kg m^2)."""
+    check = _mass_check(ROOT / "urdf" / "gripper_arm.urdf")
+    assert check["detail"].startswith(
+        f"smallest eigenvalue of M scaled by its diagonal (D^-1/2 M D^-1/2, D = diag(M): no "
+        f"unit) {check['max_abs']:.4g}, its largest condition number "), check["detail"]

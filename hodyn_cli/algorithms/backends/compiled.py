@@ -507,8 +507,8 @@ class CompiledBackend(NumpyBackend):
         """Newton on the kept rows from q (N, n) (in place where it is C-contiguous float64):
         the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
         leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
-        bool (elsewhere ``Closed._newton`` decides). ``tol``: ``loops.Tolerances`` (its step's
-        and residual's are Newton's). ``rates`` (full, rows, PJ): the samples
+        bool (elsewhere ``Closed._newton`` decides). ``tol``: ``loops.Tolerances`` (its step's,
+        in the passive joints' units, and residual's are Newton's). ``rates`` (full, rows, PJ): the samples
         are ``full``'s rows ``rows`` (N,), and where P J_p was not near singular
         :meth:`loop_rates` follows there in the same pass (the positions too; P J's jets to
         the orders PJ holds)."""
@@ -522,7 +522,8 @@ class CompiledBackend(NumpyBackend):
             rows = np.ascontiguousarray(rows, dtype=np.int32)
         _check(self.lib.hodyn_loop_newton(
             _struct(self, model, data), N, q, *_cuts(cuts), r, cuts.P, cuts.passive, iterations,
-            tol.step, tol.residual, quadratic, near, c, PJ, off, ok, 0 if full is None else full.shape[1],
+            tol.step, tol.unit, tol.residual, quadratic, near, c, PJ, off, ok,
+            0 if full is None else full.shape[1],
             0 if jets is None else jets.shape[1], 0 if full is None else full.shape[0],
             _ptr(full), _ptr(rows), _ptr(jets)))
         return q, c, PJ, off, ok.astype(bool)
@@ -549,7 +550,7 @@ class CompiledBackend(NumpyBackend):
             qa.shape[1], cuts.active, cuts.closing,
             np.ascontiguousarray(reference, dtype=np.float64), coarse,
             step, *_cuts(cuts), r, cuts.P, cuts.passive, iterations, between, tol.step,
-            tol.residual, quadratic, near, taylor_tol, _ptr(t),
+            tol.unit, tol.residual, quadratic, near, taylor_tol, _ptr(t),
             np.ascontiguousarray(ids, dtype=np.int32), q, c, PJ, off, rated,
             0 if full is None else full.shape[1], 0 if jets is None else jets.shape[1],
             0 if full is None else full.shape[0], _ptr(full), _ptr(jets),
@@ -576,7 +577,7 @@ class CompiledBackend(NumpyBackend):
             M, np.ascontiguousarray(samples, dtype=np.int32), taylor, step, taylor_tol,
             np.ascontiguousarray(W, dtype=np.float64), *_cuts(cuts), r, cuts.P, cuts.passive,
             len(cuts.active), cuts.active, cuts.closing, iterations, between, tol.step,
-            tol.residual, tol.open, quadratic, near, c,
+            tol.unit, tol.residual, tol.open, quadratic, near, c,
             PJ_kept, off, 0 if PJ is None else PJ.shape[1], _ptr(PJ), ctypes.byref(complete)))
         return (c, PJ_kept, off) if complete.value else None
 
@@ -676,7 +677,7 @@ class CompiledBackend(NumpyBackend):
         ref = None if q_ref is None else np.ascontiguousarray(q_ref, dtype=np.float64)
         rates = np.ascontiguousarray(y, dtype=np.float64) if D else None   # alive in the call
         path, T = _path(task, data)
-        _check(self.lib.hodyn_ik_rates(data.struct, N, q, r, path, T, m, D,
+        _check(self.lib.hodyn_ik_rates(data.struct, N, q, r, path, T, m, *_balance(task), D,
                                        _ptr(rates), _ptr(ref), float(gain), qs, cond))
         return qs, cond, np.zeros((N, D))
 
@@ -706,12 +707,20 @@ class CompiledBackend(NumpyBackend):
         prev = None if before is None else f64(before[1])
         path, T = _path(task, data)
         _check(self.lib.hodyn_ik_integrate(
-            data.struct, N, len(task.path), path, T, m, D, f64(y), _ptr(Rc), f64(p),
+            data.struct, N, len(task.path), path, T, m, *_balance(task), D, f64(y), _ptr(Rc),
+            f64(p),
             f64(t), f64(q_ref), float(gain), f64(last[1]), float(last[0]), float(last[2]),
             _ptr(prev), float(before[0]) if before is not None else 0.0, f64(weights),
             f64(err_const), newton_steps, passes, tolerance, jump, qs, cond,
             ctypes.byref(done)))
         return qs[: done.value], cond[: done.value]
+
+
+def _balance(task) -> tuple[np.ndarray, float]:
+    """Where a pose task's condition number takes its translational rows (the robot's base
+    point, the arm's length unit: ``ik.Task``), as ``hodyn_ik_rates`` and
+    ``hodyn_ik_integrate`` read them."""
+    return np.ascontiguousarray(task.base, dtype=np.float64), float(task.unit)
 
 
 def _check(status: int) -> None:

@@ -63,6 +63,7 @@ from hodyn_cli.algorithms.backends.numpy.regressor import UNIT_INERTIAS
 from hodyn_cli.algorithms.dynamics import floating
 from hodyn_cli.algorithms.dynamics.common import GRAVITY, chunks, solve_in_chunks
 from hodyn_cli.core import lie
+from hodyn_cli.core.coupling import Coupling
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import BaseMotion, Trajectory, derivative_name
 
@@ -223,17 +224,29 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
     c = model.coupling  # random states of the independent joints (the others follow)
     qs = rng.normal(size=(samples, 3, len(c.coordinate_names)))  # per velocity coordinate
     qs[:, 0] = c.random_coordinates(rng, samples)
+    # the coordinates that move along an axis in the robot's length unit, as the turning
+    # ones' are in rad: the same states (in angles) at any size (their positions where the
+    # coupling draws them as angles, +-pi; closed loops' are about their assembly already)
+    unit, moving = length_unit(model), _moving(model, c.coordinate_names)
+    qs[:, 1:, moving] *= unit
+    if type(c).random_coordinates is Coupling.random_coordinates:
+        qs[:, 0, moving] *= unit
     base = None
     if floating_base:
         R = np.linalg.qr(rng.normal(size=(samples, 3, 3)))[0]
         R[:, :, 0] *= np.sign(np.linalg.det(R))[:, None]  # proper rotations
-        base = BaseMotion(R, np.zeros((samples, 3)), rng.normal(size=(samples, 2, 6)))
+        twists = rng.normal(size=(samples, 2, 6))
+        twists[..., 3:] *= unit   # (the root's moving, (w, v): in the length unit too)
+        base = BaseMotion(R, np.zeros((samples, 3)), twists)
     full = c.expand(Trajectory(model.coordinate_names, qs, base=base))
     Y = project_rows(model, regressor(model, full, order=0, gravity=gravity), full)
     if extra is not None:
         Y = np.concatenate([Y, extra[0](full)], axis=3)
     W = Y[:, 0].reshape(-1, Y.shape[-1])
-    independent, dependent = _independent_columns(W, rtol)
+    # chosen in units (the same columns at any size); K from W itself
+    independent, dependent = _independent_columns(
+        (Y[:, 0] * _unit_factors(model, floating_base, Y.shape[-1], unit)).reshape(W.shape)
+        if unit != 1.0 else W, rtol)
     r = independent.size
     # W_dep = W_ind K (exact on the random samples); pi_base = pi_ind + K pi_dep
     K = np.linalg.lstsq(W[:, independent], W[:, dependent], rcond=None)[0]
@@ -248,6 +261,47 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
         labels.append(" ".join(terms).lstrip("+"))
     order = np.argsort(independent)
     return BaseParameters(independent[order], base_map[order], [labels[i] for i in order])
+
+
+def length_unit(model: Model) -> float:
+    """The robot's length unit (m): the power of ten nearest the sum of its joints' offsets
+    (1 where they are 0). Every bundled robot's is 1 m; the same robot in mm has 1e-3 m
+    (its lengths' numbers 1e3 times larger), so that :func:`base_parameters` sees it in
+    numbers of the 1 m one.
+
+    >>> from pathlib import Path
+    >>> from hodyn_cli.modeling.urdf import load_model
+    >>> length_unit(load_model(Path(__file__).parents[3] / "urdf" / "gripper_arm.urdf"))
+    1.0
+    """
+    reach = float(np.linalg.norm(model.B[:, :3, 3], axis=1).sum()) if model.n else 0.0
+    return 10.0 ** round(np.log10(reach)) if reach > 0 else 1.0
+
+
+def _moving(model: Model, names) -> np.ndarray:
+    """(len(names),) bool: the velocity coordinates ``names`` that move along an axis without
+    turning (prismatic joints; a planar or free joint's translations): their rates are in m
+    (kg for their inertia, N for their rows), the others' in rad."""
+    screws = np.concatenate(model.subspaces, axis=1)
+    dof = {name: d for d, name in enumerate(model.dof_names)}
+    return np.array([not screws[:3, dof[name]].any() for name in names], dtype=bool)
+
+
+def _unit_factors(model: Model, floating_base: bool, columns: int, unit: float) -> np.ndarray:
+    """(rows, columns) factors that put the regressor's rows and columns in the robot's
+    length ``unit``: ``Y_jp`` is a row's unit (N m: length^2, N: length, per mass and
+    time^-2) over a parameter's (m: 1, m c: length, I: length^2), so ``Y_jp unit^(b_p -
+    a_j)`` is the same number for the robot in any unit. A drive's parameters (columns after
+    the bodies') count as masses. The rows: a floating base's wrench (moments, forces), then
+    the coordinates."""
+    c = model.coupling
+    rows = np.concatenate([np.repeat([False, True], 3) if floating_base else np.zeros(0, bool),
+                           _moving(model, c.coordinate_names)])
+    a = np.where(rows, 1.0, 2.0)
+    body = np.array([0.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0])
+    bodies = model.n + floating_base
+    b = np.concatenate([np.tile(body, bodies), np.zeros(columns - 10 * bodies)])
+    return unit ** (b[None, :] - a[:, None])
 
 
 def _independent_columns(W: np.ndarray, rtol: float) -> tuple[np.ndarray, np.ndarray]:

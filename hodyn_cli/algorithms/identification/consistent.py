@@ -187,17 +187,23 @@ def consistent_parameters(S: np.ndarray, z: np.ndarray, base_map: np.ndarray,
     R = np.asarray(np.linalg.qr(np.column_stack([G, z]), mode="r"))
     G, z = R[:, :-1], R[:, -1]
     centre = _prior_centre(pseudo_inertia(prior[:nb10].reshape(bodies, 10)))
-    Linv = np.linalg.inv(np.linalg.cholesky(centre))
+    # each body's unknowns relative to its prior centre J0 = L L^T: J = L Jn L^T, theta that
+    # of Jn (0 at the centre), so that they, the prior's residuals log(Jn) and the steps of the
+    # Jacobian's differences (1e-6 of each theta, or absolute below 1) are the same numbers
+    # for the robot in any unit; theta of J itself has entries of the body's size (m c, its
+    # Cholesky factor's sqrt(kg) m), and at 1e-3 the solver stopped with the identified
+    # parameters 1e-4 from the 1 m robot's (tests/test_identify_scale.py)
+    L0 = np.linalg.cholesky(centre)
     drives0 = prior[nb10:]
     scale = np.maximum(np.abs(drives0), 1.0)
     root = np.sqrt(prior_weight)
 
     def bodies_of(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(pi (nb, 10), prior residuals (nb, 10)) of the bodies' theta (nb, 10)."""
-        J = from_log_cholesky(theta)
+        """(pi (nb, 10), prior residuals (nb, 10)) of the bodies' theta (nb, 10), Jn's."""
+        Jn = from_log_cholesky(theta)
         # (theta may be several copies of the bodies, one after the other: the Jacobian's)
-        L = Linv if len(theta) == bodies else np.tile(Linv, (len(theta) // bodies, 1, 1))
-        return parameters_of(J), _spd_log_residuals(L @ J @ L.transpose(0, 2, 1))
+        L = L0 if len(theta) == bodies else np.tile(L0, (len(theta) // bodies, 1, 1))
+        return parameters_of(L @ Jn @ L.transpose(0, 2, 1)), _spd_log_residuals(Jn)
 
     def residuals(x: np.ndarray) -> np.ndarray:
         pi, prior_part = bodies_of(x[:nb10].reshape(bodies, 10))
@@ -234,7 +240,7 @@ def consistent_parameters(S: np.ndarray, z: np.ndarray, base_map: np.ndarray,
         return np.concatenate(rows)
 
     lower = np.concatenate([np.full(nb10, -np.inf), np.where(nonnegative, 0.0, -np.inf)])
-    x0 = np.concatenate([log_cholesky(centre).ravel(), np.maximum(drives0, lower[nb10:])])
+    x0 = np.concatenate([np.zeros(nb10), np.maximum(drives0, lower[nb10:])])   # (Jn = 1)
     found = least_squares(residuals, x0, jac=jacobian, bounds=(lower, np.inf), method="dogbox",
                           xtol=1e-10, ftol=1e-10, gtol=1e-10, max_nfev=1000)
     pi = bodies_of(found.x[:nb10].reshape(bodies, 10))[0]

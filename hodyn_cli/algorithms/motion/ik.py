@@ -88,7 +88,7 @@ from math import factorial
 import numpy as np
 
 from hodyn_cli.algorithms import backends
-from hodyn_cli.algorithms.backends.numpy.ik import Task, condition_numbers, jacobians, matvec, pose_error
+from hodyn_cli.algorithms.backends.numpy.ik import Task, matvec, pose_error, task_condition
 from hodyn_cli.algorithms.backends.numpy.spatial import spatial_twists
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.motion import LinkMotion
@@ -277,11 +277,14 @@ class InverseKinematics:
         self.on_branch_jump, self.posture_gain = on_branch_jump, float(posture_gain)
         self.q_ref: np.ndarray | None = None                      # the first sample's q
         self.frame = frame
-        #: what the backends' operations take of the task
-        self.spec = Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), task)
+        spec = Task(model, frame, np.flatnonzero(model.ancestry[:, frame.body]), task)
+        self.unit = length_unit(model, spec)
+        self.base = base_point(model, spec)
+        #: what the backends' operations take of the task: its condition numbers with the
+        #: translational rows at the robot's base, in the arm's length unit (both backends:
+        #: their verdicts, and the integration's tolerances and reliable orders, alike)
+        self.spec = replace(spec, base=self.base, unit=self.unit)
         self.path, self.m, self.redundant = self.spec.path, self.spec.m, self.spec.redundant
-        self.unit = length_unit(model, self.spec)
-        self.base = base_point(model, self.spec)
         self.data = data   # the backend's Data for the model (the caller's, per request)
         if q0 is None:
             q0 = [default_lock_value(model, i) for i in range(model.n)]
@@ -347,7 +350,6 @@ class InverseKinematics:
         self.before = self.state if b - a == 1 else \
             (None if t is None else float(t[b - 2]), out[b - 2].copy())
         self.state = (None if t is None else float(t[b - 1]), out[b - 1].copy())
-        cond[a:b] = self._balanced(out[a:b, 0], cond[a:b])
         self.last_condition = float(cond[b - 1])
         bad = np.flatnonzero(cond[a:b] > self.max_condition)
         if bad.size:
@@ -363,27 +365,6 @@ class InverseKinematics:
         j = a + int(np.argmax(cond[a:b]))
         if cond[j] > self.condition_max[0]:
             self.condition_max = (float(cond[j]), None if t is None else float(t[j]), self.done + j)
-
-    def _balanced(self, q: np.ndarray, cond: np.ndarray) -> np.ndarray:
-        """The condition numbers (N,) of J_t at q (N, n) with its translational rows the
-        velocity of the robot's base point (:func:`base_point`), in the arm's own
-        :func:`length_unit`; ``cond`` (the backend's: the root's origin, metres) where the
-        base is at the root's origin and that unit is 1 m, or the task is a position's (all
-        its rows the link's point, in metres: nothing to choose). A pose Jacobian's rows are
-        rad/rad and m/rad, so in metres its condition number grows like the arm's size or its
-        inverse, and the verdict ``> max_condition`` with it: the iiwa scaled to 1.3 mm was
-        refused as near-singular at the first sample of a Fourier motion (8.4e4 > 1e4), and
-        so was the iiwa exported in millimetres further on (2.2e4), poses the 1.3 m arm
-        passes (tests/test_ik_scale.py: 1e3 and 1e2 times the 1 m values). The translational
-        rows ``v + w x c`` (the spatial twist's ``v`` is the velocity of the root's origin)
-        grow with the base's distance c from the root's origin likewise: the iiwa mounted 3 m
-        up had condition number 105 where on the ground it has 10.3."""
-        if self.task != "pose" or (self.unit == 1.0 and not self.base.any()):
-            return cond
-        Jt = jacobians(self.spec, q)[3].copy()
-        Jt[:, 3:] += np.cross(Jt[:, :3], self.base, axisa=1, axisc=1)
-        Jt[:, 3:] /= self.unit
-        return condition_numbers(Jt)
 
     def _branch_note(self) -> str:
         """Which branch the motion follows, where the first pose has several."""
@@ -403,7 +384,7 @@ class InverseKinematics:
         rows = slice(s, s + 1)
         q = self._predict(motion, rows)
         closest, err = self._newton(self._damped(q, motion, rows), motion, rows)
-        c = self._balanced(closest, condition_numbers(self._pose_error(closest, motion, rows)[3]))[0]
+        c = task_condition(self.spec, self._pose_error(closest, motion, rows)[3])[0]
         where = f"{self._when(motion, s)}: {reason}"
         if len(self.path) == self.m:
             found = self._solutions(motion, s, q[0])

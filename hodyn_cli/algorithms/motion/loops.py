@@ -88,8 +88,8 @@ TAYLOR = 8
 #: ... where the nearest one's Taylor polynomial's last term and its difference from the
 #: Hermite polynomial are below this (rad or m)
 TAYLOR_TOL = 0.05
-#: Newton's tolerance on its step, in joint units (rad; a prismatic passive joint's m: times
-#: the loops' length, :class:`Tolerances`), and its iterations per solve
+#: Newton's tolerance on its step, per joint in its own unit (rad; a prismatic passive joint's
+#: in the loops' length, :class:`Tolerances`), and its iterations per solve
 STEP_TOL, ITERATIONS = 1e-13, 30
 #: Newton's tolerance on the kept rows' residual, per metre of the loops' length (m per m:
 #: a joint error in rad, :func:`_length`)
@@ -115,22 +115,29 @@ def _turned(R: np.ndarray, x: np.ndarray) -> np.ndarray | None:
     return sum(R[..., c] * x[:, c, None] for c in used)
 
 
-def _length(J: np.ndarray) -> float:
-    """The loops' length (m, at most 1): J's (R, n) largest singular value, the lever (m per
-    rad) of the joints on the cut points. A residual of c (m) is a joint error of c / length
-    (rad), so Newton's residual tolerances are times it: absolute ones let a linkage of a few
-    mm stop 1e-9 rad from its solution, and its derivatives (the implicit function theorem at
-    those q) then failed ``validate``'s differences by 1e-8 (tests/test_loops_scale.py). Not
-    above 1: a frame closure's orientation rows (rad) share the kept rows P with its point
-    rows, and a residual tolerance times 1 km would loosen its angles to 1e-10 rad; above 1 m
-    Newton's step tolerance (joint units, whatever the size) ends its iterations.
+def _length(J: np.ndarray, prismatic: np.ndarray) -> float:
+    """The loops' length (m, at most 1): the largest singular value of J's (R, n) columns of
+    the joints that turn (not ``prismatic`` (n,) bool), the lever (m per rad) of those joints
+    on the cut points. A residual of c (m) is a joint error of c / length (rad), so Newton's
+    residual tolerances are times it: absolute ones let a linkage of a few mm stop 1e-9 rad
+    from its solution, and its derivatives (the implicit function theorem at those q) then
+    failed ``validate``'s differences by 1e-8 (tests/test_loops_scale.py). A prismatic
+    joint's column is no lever (m per m, 1 whatever the size): counted, it made every
+    slider-crank 1 m long (tests/test_loops_mixed.py). Not above 1: a frame closure's
+    orientation rows (rad) share the kept rows P with its point rows, and a residual
+    tolerance times 1 km would loosen its angles to 1e-10 rad; above 1 m Newton's step
+    tolerance (joint units, whatever the size) ends its iterations; 1 where no joint turns
+    (nothing sets a size).
 
-    >>> _length(np.array([[0.0, 0.003], [0.004, 0.0]]))
+    >>> _length(np.array([[0.0, 0.003], [0.004, 0.0]]), np.array([False, False]))
     0.004
-    >>> _length(np.array([[2.0, 0.0]]))
+    >>> _length(np.array([[2.0, 0.0]]), np.array([False, False]))
     1.0
+    >>> _length(np.array([[0.0, 0.003], [1.0, 0.0]]), np.array([True, False]))
+    0.003
     """
-    return min(1.0, float(np.linalg.norm(J, 2)))
+    turning = J[:, ~prismatic]
+    return min(1.0, float(np.linalg.norm(turning, 2))) if turning.size else 1.0
 
 
 def _largest(x: np.ndarray) -> np.ndarray:
@@ -183,26 +190,33 @@ def _hermite(D: int) -> np.ndarray:
 
 
 class Tolerances(NamedTuple):
-    """Newton's tolerances for loops of a given length (:func:`_length`): on its step
-    (joint units: ``STEP_TOL`` rad; times the length where a passive joint is prismatic, its
-    step in m), on the kept rows' residual (m: ``RESIDUAL_TOL`` times the length) and the
-    residual above which a Newton from a prediction did not converge (m: ``OPEN_TOL`` times
-    the length). One tolerance for both, times the length, never let the step test end a
-    sub-millimetre linkage's Newton (1e-13 x 3.5e-5 rad: below the angles' rounding), and
-    ``sqrt`` of it judged convergence in units of sqrt(m)."""
+    """Newton's tolerances for loops of a given length (:func:`_length`): its step is
+    measured in each passive joint's ``unit`` (r,) (1: rad; the loops' length where the joint
+    is prismatic, its step in m) and ends below ``step`` (``STEP_TOL``: per joint, STEP_TOL
+    rad or STEP_TOL x length m); the kept rows' residual's (m: ``RESIDUAL_TOL`` times the
+    length) and the residual above which a Newton from a prediction did not converge (m:
+    ``OPEN_TOL`` times the length). One step tolerance for every joint never let the step
+    test end a sub-millimetre linkage's Newton where it mixes revolute and prismatic joints:
+    times the length (3.5e-18 rad at 35 um: below the angles' rounding) the revolute joints
+    never stopped, absolute (1e-13 m) the prismatic ones stopped 3e-9 of the size short
+    (tests/test_loops_mixed.py); ``sqrt`` of the residual's judged convergence in units of
+    sqrt(m)."""
 
     step: float
+    unit: np.ndarray
     residual: float
     open: float
 
     @classmethod
-    def of(cls, length: float, prismatic: bool) -> Tolerances:
-        """The tolerances of loops ``length`` long, a passive joint ``prismatic`` or none.
+    def of(cls, length: float, prismatic: np.ndarray) -> Tolerances:
+        """The tolerances of loops ``length`` long whose passive joints are ``prismatic``
+        (r,) bool where so.
 
-        >>> [f"{x:.3g}" for x in Tolerances.of(3.5e-5, False)]   # (step, residual, open)
-        ['1e-13', '3.5e-18', '1.11e-11']
+        >>> tol = Tolerances.of(3.5e-5, np.array([False, True]))
+        >>> tol.step, tol.unit.tolist(), f"{tol.residual:.3g}", f"{tol.open:.3g}"
+        (1e-13, [1.0, 3.5e-05], '3.5e-18', '1.11e-11')
         """
-        return cls(STEP_TOL * (length if prismatic else 1.0), RESIDUAL_TOL * length,
+        return cls(STEP_TOL, np.where(prismatic, length, 1.0), RESIDUAL_TOL * length,
                    OPEN_TOL * length)
 
 
@@ -300,6 +314,8 @@ class Closed(coupling.Coupling):
         self.model, self.loops = model, loops
         self.a = np.array(loops.actuated)
         self.p = np.array([i for i in range(model.n) if i not in loops.actuated])
+        #: (n,) bool: the prismatic joints (their positions in m, the others' in rad)
+        self.prismatic = np.array([kind == "prismatic" for kind in model.joint_types])
         #: the cuts' frames a, b of every loop, in turn
         self.sides = tuple(Followed(link, T) for c in loops.closures
                            for link, T in ((c.link_a, c.T_a), (c.link_b, c.T_b)))
@@ -338,9 +354,8 @@ class Closed(coupling.Coupling):
         self.reference = self._assemble(loops.guess)
         J = self.residual(self.reference[None])[1][0]
         #: the loops' length (m, at most 1: :func:`_length`) and Newton's tolerances for them
-        self.length = _length(J)
-        self.tol = Tolerances.of(self.length, any(model.joint_types[j] == "prismatic"
-                                                  for j in self.p))
+        self.length = _length(J, self.prismatic)
+        self.tol = Tolerances.of(self.length, self.prismatic[self.p])
         # rows exactly 0 there (a planar mechanism's out-of-plane row) stay out of P exactly:
         # their constraint forces are then exactly 0, whatever rounding the SVD does
         live = np.abs(J).max(axis=1) > 0
@@ -520,10 +535,12 @@ class Closed(coupling.Coupling):
             c, J = self.residual(q[None])
             step = np.linalg.lstsq(J[0][:, self.p], c[0], rcond=RANK_TOL)[0]
             q[self.p] -= step
-            if np.abs(step).max() < STEP_TOL:   # (rad or m: a step is in joint units)
+            # (each joint's step in its unit, as Newton's: :class:`Tolerances`)
+            unit = Tolerances.of(_length(J[0], self.prismatic), self.prismatic[self.p]).unit
+            if np.abs(step / unit).max() < STEP_TOL:
                 break
         c, J = self.residual(q[None])
-        if np.abs(c).max() > CLOSED_TOL * _length(J[0]):
+        if np.abs(c).max() > CLOSED_TOL * _length(J[0], self.prismatic):
             raise HodynError(f"the loops do not close from [guess] (residual {np.abs(c).max():.3g}"
                              " m/rad after Newton): give the passive joints' positions near an "
                              "assembly", self.loops.source)
@@ -634,17 +651,17 @@ class Closed(coupling.Coupling):
     def _newton(self, q: np.ndarray, iterations: int, t: np.ndarray | None,
                 samples: np.ndarray, rates: tuple[np.ndarray, np.ndarray] | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Newton's steps on q (M, n) in place until the largest is below ``tol.step``
-        (:class:`Tolerances`), or until one from a kept residual ``P c`` below ``tol.residual``
-        converged quadratically (the step under ``QUADRATIC`` times the one before: the next
-        would be below rounding; near a singular configuration Newton converges linearly and
-        goes on). Returns the residual
-        c, ``P J`` and J's rows off its span (:meth:`_kept`): what the checks and the
-        implicit function theorem use, where the last step started. The compiled kernel's
-        where it runs (each sample stops on its own, so that a sample's numbers do not depend
-        on which samples share its batch; where its last step was not below ``tol.step``,
-        a quadratic stop, the three are evaluated once more at its end); numpy's (the
-        reference: the batch stops together) where the kernel finds ``P J_p`` near singular.
+        """Newton's steps on q (M, n) in place until the largest, each passive joint's in its
+        unit, is below ``tol.step`` (:class:`Tolerances`), or until one from a kept residual
+        ``P c`` below ``tol.residual`` converged quadratically (the step under ``QUADRATIC``
+        times the one before: the next would be below rounding; near a singular configuration
+        Newton converges linearly and goes on). Returns the residual c, ``P J`` and J's rows
+        off its span (:meth:`_kept`): what the checks and the implicit function theorem use,
+        where the last step started. The compiled kernel's where it runs (each sample stops on
+        its own, so that a sample's numbers do not depend on which samples share its batch;
+        where its last step was not below ``tol.step``, a quadratic stop, the three are
+        evaluated once more at its end); numpy's (the reference: the batch stops together)
+        where the kernel finds ``P J_p`` near singular.
 
         ``rates`` (full, jacobians): the samples are rows ``samples`` of ``full`` (N, D, n),
         and where the kernel runs at order D - 1 its pass goes on to their positions and
@@ -681,7 +698,7 @@ class Closed(coupling.Coupling):
             self._nonsingular(Jp, t, samples)
             step = np.linalg.solve(Jp, Pc)[..., 0]
             q[:, self.p] -= step
-            size = np.abs(step).max(initial=0.0)
+            size = np.abs(step / self.tol.unit).max(initial=0.0)   # (each joint in its unit)
             if size < self.tol.step or (np.abs(Pc).max(initial=0.0) < self.tol.residual
                                             and size < QUADRATIC * before):
                 break

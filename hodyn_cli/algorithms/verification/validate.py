@@ -947,7 +947,9 @@ class ModelChecks:
         return checks
 
     def _positive_definite(self) -> Check:
-        """M (n, n) symmetric positive definite at every sample; named by the joint of the
+        """M (n, n) symmetric positive definite at every sample (its value: the smallest
+        eigenvalue of the Jacobi-scaled M, a number without unit, and the detail says so);
+        named by the joint of the
         largest component of the eigenvector of the lowest eigenvalue at the worst sample. A
         joint with M_jj = S_j^T I_j^c S_j = 0 (its subtree's composite inertia does not resist
         its screw: :func:`~hodyn_cli.algorithms.dynamics.forward.inert_coordinates`) is named
@@ -964,8 +966,9 @@ class ModelChecks:
         if inert:
             at["worst_joint"] = inert[0]
         c = Check("model", "M positive definite", "pass", self.lowest, **at,
-                  detail=f"{cause}smallest eigenvalue {self.lowest:.4g}, largest condition "
-                         f"number {self.condition:.4g} (of M scaled by its diagonal)")
+                  detail=f"{cause}smallest eigenvalue of M scaled by its diagonal "
+                         f"(D^-1/2 M D^-1/2, D = diag(M): no unit) {self.lowest:.4g}, its "
+                         f"largest condition number {self.condition:.4g}")
         c.status = "pass" if self.lowest > 0 else "fail"
         return c
 

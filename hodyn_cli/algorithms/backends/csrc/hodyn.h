@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 23
+#define HODYN_KERNEL_ABI 24
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -128,8 +128,8 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, int S, const int32_
                       const double *T, int P, const int32_t *path, const double *moves, int R,
                       const int32_t *row_loop, const int32_t *row_axis, int r, const double *Pm,
                       const int32_t *passive, int iterations, double step_tol,
-                      double residual_tol, double quadratic, double near, double *c, double *PJ,
-                      double *off, uint8_t *ok, int D, int KJ, int64_t Nf,
+                      const double *unit, double residual_tol, double quadratic, double near,
+                      double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ, int64_t Nf,
                       double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
                       double *HK_NULLABLE jets);
 int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
@@ -138,7 +138,8 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
                       int S, const int32_t *side_body, const double *T, int P,
                       const int32_t *path, const double *moves, int R, const int32_t *row_loop,
                       const int32_t *row_axis, int r, const double *Pm, const int32_t *passive,
-                      int iterations, int between, double step_tol, double residual_tol,
+                      int iterations, int between, double step_tol, const double *unit,
+                      double residual_tol,
                       double quadratic, double near, double taylor_tol,
                       const double *HK_NULLABLE t, const int32_t *ids,
                       double *q, double *c, double *PJ, double *off, uint8_t *rated, int D,
@@ -161,7 +162,8 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
                        const int32_t *row_loop, const int32_t *row_axis, int r,
                        const double *Pm, const int32_t *passive, int ma,
                        const int32_t *active, const uint8_t *closing, int iterations,
-                       int between, double step_tol, double residual_tol, double open_tol,
+                       int between, double step_tol, const double *unit, double residual_tol,
+                       double open_tol,
                        double quadratic, double near, double *c, double *PJ, double *off,
                        int KJ, double *HK_NULLABLE jets, int64_t *complete);
 int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const double *PJ,
@@ -173,12 +175,13 @@ int hodyn_ik_newton(const HModel *md, int64_t N, const double *q, int r, const i
                     const double *T, int m, const double *HK_NULLABLE Rd, const double *pd,
                     int steps, double *q_out, double *err);
 int hodyn_ik_rates(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,
-                   const double *T, int m, int D, const double *HK_NULLABLE y,
+                   const double *T, int m, const double *base, double unit, int D,
+                   const double *HK_NULLABLE y,
                    const double *HK_NULLABLE qref, double gain, double *qs, double *cond);
 int hodyn_ik_integrate(const HModel *md, int64_t N, int r, const int32_t *path,
-                       const double *T, int m, int D, const double *y,
-                       const double *HK_NULLABLE Rd, const double *pd, const double *ts,
-                       const double *qref, double gain, const double *last, double t_last,
+                       const double *T, int m, const double *base, double unit, int D,
+                       const double *y, const double *HK_NULLABLE Rd, const double *pd,
+                       const double *ts, const double *qref, double gain, const double *last, double t_last,
                        double cond_last, const double *HK_NULLABLE before, double t_before,
                        const double *weights, const double *err_const, int newton_steps,
                        int passes, double tolerance, double jump, double *qs, double *cond,

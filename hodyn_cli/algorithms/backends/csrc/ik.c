@@ -7,7 +7,8 @@
  * P(p) J = J_v + J_w x p (position, m = 3). Its thin SVD by one-sided Jacobi rotations on
  * B = J_t^T (r >= m) or B = J_t (r < m): B V = W with orthogonal columns, s_j = |w_j|; so
  * pinv(J_t) = W diag(s^-2) V^T (r >= m) or V diag(s^-2) W^T, (J_t J_t^T)^-1 = V diag(s^-2) V^T,
- * and the condition number max s / min s.
+ * and the condition number max s / min s (a pose task's with its translational rows the
+ * velocity of the robot's base point, in the arm's length unit: balanced_condition).
  *
  * hodyn_ik_newton: Newton on the pose error e = (log(R_d R^T); p_d - p - w x p) (position:
  * p_d - p) with steps dq = pinv(J_t) e: by Cholesky of the Gram matrix where J_t is well
@@ -27,6 +28,8 @@ typedef struct {
     int r, m;              /* path joints, task rows */
     const int32_t *path;   /* bodies from the root to the link's */
     double TR[9], Tp[3];   /* the link frame in its body */
+    double base[3], unit;  /* a pose task's condition number: its rows at base, in unit */
+    int balanced;          /* ... where that moves them (base not 0 or unit not 1) */
 } Task;
 
 static inline void vcross3(const vd *a, const vd *b, vd *out) { vcross(a, b, out); }
@@ -167,6 +170,26 @@ static vd factor(const Task *t, const vd *Jt, double cutoff, vd *pinv, vd *invA)
     return cond;
 }
 
+/* The condition number of a pose task's Jt[6][r] with its translational rows the velocity of
+ * the robot's base point c = t->base, v + w x c, in the arm's length unit t->unit (numpy's
+ * task_condition, ik.py's base_point and length_unit): about the root's origin, in metres,
+ * it grows with the arm's size and the base's distance from that origin (the iiwa mounted
+ * 3 m up: 105 against 10.3 on the ground) */
+static vd balanced_condition(const Task *t, const vd *Jt) {
+    const int r = t->r;
+    vd B[6 * r], pinv[6 * r], c[3], wc[3];
+    for (int a = 0; a < 3; a++) c[a] = (vd){0} + t->base[a];
+    for (int x = 0; x < r; x++) {
+        const vd w[3] = {Jt[x], Jt[r + x], Jt[2 * r + x]};
+        vcross3(w, c, wc);
+        for (int a = 0; a < 3; a++) {
+            B[a * r + x] = Jt[a * r + x];
+            B[(3 + a) * r + x] = (Jt[(3 + a) * r + x] + wc[a]) / t->unit;
+        }
+    }
+    return factor(t, B, 0.0, pinv, NULL);
+}
+
 /* The Newton step pinv(J_t) e by the normal equations of the smaller Gram matrix (r >= m:
  * J_t^T (J_t J_t^T)^-1 e; r < m: (J_t^T J_t)^-1 J_t^T e) with Cholesky: what the SVD gives
  * where J_t is well conditioned. Returns 0 (and leaves dq) where a pivot falls below 1e-12
@@ -221,6 +244,9 @@ static int gram_step(const Task *t, const vd *Jt, const vd *e, vd *dq) {
 
 static int setup(const HModel *md, int64_t N, int r, const int32_t *path, const double *T,
                  int m, Task *t) {
+    t->base[0] = t->base[1] = t->base[2] = 0.0;
+    t->unit = 1.0;
+    t->balanced = 0;
     int status = hk_check(md, N, 1, 1, 0, -1, -1);
     if (status) return status;
     if (r < 1 || r > md->n || (m != 3 && m != 6)) return HK_SIZE;
@@ -234,6 +260,17 @@ static int setup(const HModel *md, int64_t N, int r, const int32_t *path, const 
         for (int b = 0; b < 3; b++) t->TR[3 * a + b] = T[4 * a + b];
         t->Tp[a] = T[4 * a + 3];
     }
+    return HK_OK;
+}
+
+/* A pose task's condition number at base[3] in unit (> 0), Task.balanced where that moves
+ * its rows (a position task's rows are the link point's: nothing to move) */
+static int balance(Task *t, const double *base, double unit) {
+    if (!(unit > 0) || !isfinite(unit)) return HK_SIZE;
+    for (int a = 0; a < 3; a++) t->base[a] = base[a];
+    t->unit = unit;
+    t->balanced = t->m == 6 && (unit != 1.0 || base[0] != 0.0 || base[1] != 0.0 ||
+                                base[2] != 0.0);
     return HK_OK;
 }
 
@@ -369,6 +406,7 @@ static void rates_group(const Consts *c, const Task *t, Work *w, int D, const do
     for (int x = 0; x < r; x++) memcpy(YX(x, 0), w->S + 6 * x, sizeof(vd) * 6);
     task_jacobian(t, w->S, P, JT(0));
     *cn = factor(t, JT(0), 0.0, w->pinv, redundant ? w->invA : NULL);
+    if (t->balanced) *cn = balanced_condition(t, JT(0));
     for (int k = 0; k < D; k++) {
         vd *Jk = JT(k), b[m], rr[r], cc[m], qk[r];
         if (k) {                             /* J_t^(k) */
@@ -454,10 +492,12 @@ static void rates_group(const Consts *c, const Task *t, Work *w, int D, const do
 /* q[N][n]; y[N][D][m]: the task rates y', ..., y^(D); qref[n] and gain (r > m: the posture
  * term); outputs qs[N][D + 1][n] (q, then the path joints' rates; the others 0), cond[N] */
 int hodyn_ik_rates(const HModel *md, int64_t N, const double *q, int r, const int32_t *path,
-                   const double *T, int m, int D, const double *y, const double *qref,
-                   double gain, double *qs, double *cond) {
+                   const double *T, int m, const double *base, double unit, int D,
+                   const double *y, const double *qref, double gain, double *qs,
+                   double *cond) {
     Task t;
     int status = setup(md, N, r, path, T, m, &t);
+    if (!status) status = balance(&t, base, unit);
     if (status) return status;
     if (D < 0 || D + 1 > MAXK || r < m || (r > m && !qref)) return HK_SIZE;
     const int n = md->n, D1 = D + 1;
@@ -509,7 +549,8 @@ static int reliable(double c, int D) {
  * pass, or no convergence in `passes` passes):
  * *done = the samples solved (qs[*done][D + 1][n], cond[*done]); ik.py goes on from there. */
 int hodyn_ik_integrate(const HModel *md, int64_t N, int r, const int32_t *path,
-                       const double *T, int m, int D, const double *y, const double *Rd,
+                       const double *T, int m, const double *base, double unit, int D,
+                       const double *y, const double *Rd,
                        const double *pd, const double *ts, const double *qref, double gain,
                        const double *last, double t_last, double cond_last,
                        const double *before, double t_before, const double *weights,
@@ -519,6 +560,7 @@ int hodyn_ik_integrate(const HModel *md, int64_t N, int r, const int32_t *path,
     Task t;
     int status = setup(md, N, r, path, T, m, &t);
     *done = 0;
+    if (!status) status = balance(&t, base, unit);
     if (status) return status;
     if (D < 1 || D + 2 > MAXK || r <= m || (m == 6 && !Rd) || passes < 1) return HK_SIZE;
     const int n = md->n, D1 = D + 1;

@@ -17,7 +17,8 @@
  *
  * hodyn_loop_kinematics: c (or c^(k)) and J's jets.
  * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
- *   per sample until a step is below step_tol (joint units: rad, or m), or one from |P c| <
+ *   per sample until a step is below step_tol (each passive joint's in its unit[r]: 1 rad,
+ *   or the loops' length where it is prismatic, loops.py's Tolerances), or one from |P c| <
  *   residual_tol (m) is below `quadratic` x the one before, or |P c| is below residual_tol /
  *   100 (the step it would take is rounding); returns c and J where that last step started if
  *   it was below step_tol (as numpy's; no evaluation more
@@ -663,8 +664,9 @@ done:
  * with jets[Nf][KJ][r][n] (else NULL; 1 <= KJ <= D - 1) P J's jets to order KJ - 1, where ok */
 /* hodyn_loop_newton's work, its arguments checked (the cuts k with P and the passive joints) */
 static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int iterations,
-                      double step_tol, double residual_tol, double quadratic, double near,
-                      double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ, double *qs,
+                      double step_tol, const double *unit, double residual_tol,
+                      double quadratic, double near, double *c, double *PJ, double *off,
+                      uint8_t *ok, int D, int KJ, double *qs,
                       const int32_t *rows, double *jets) {
     const Cuts k = *kc;
     const int n = m->n, S = k.S, R = k.R, r = k.r;
@@ -731,7 +733,7 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
                 for (int i = 0; i < r; i++) {
                     start[i] = w.Q[passive[i]][l];
                     w.Q[passive[i]][l] -= step[i][l];
-                    size = larger(size, fabs(step[i][l]));
+                    size = larger(size, fabs(step[i][l]) / unit[i]);   /* (in its unit) */
                 }
                 done[l] = size < step_tol || (res < residual_tol && size < quadratic * before[l]);
                 if (size < step_tol) {   /* c and J of this step's start (within step_tol), as
@@ -829,7 +831,7 @@ done:
 
 int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, const double *Pm,
                       const int32_t *passive, int iterations, double step_tol,
-                      double residual_tol, double quadratic, double near, double *c, double *PJ,
+                      const double *unit, double residual_tol, double quadratic, double near, double *c, double *PJ,
                       double *off, uint8_t *ok, int D, int KJ, int64_t Nf,
                       double *HK_NULLABLE qs, const int32_t *HK_NULLABLE rows,
                       double *HK_NULLABLE jets) {
@@ -843,8 +845,8 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
         for (int64_t e = 0; e < N; e++)
             if (rows[e] < 0 || rows[e] >= Nf) return HK_SIZE;
     }
-    return newton_run(m, &k, N, q, iterations, step_tol, residual_tol, quadratic, near, c, PJ,
-                      off, ok, D, KJ, qs, rows, jets);
+    return newton_run(m, &k, N, q, iterations, step_tol, unit, residual_tol, quadratic, near, c,
+                      PJ, off, ok, D, KJ, qs, rows, jets);
 }
 
 /* The Taylor polynomial sum_d q^(d) h^d / d! of at[D][n] into guess[n], and its last term's
@@ -902,7 +904,8 @@ static void step_towards(int64_t M, int n, int ma, const int32_t *active, const 
 static int continued(const HModel *m, const Cuts *k, int64_t M, const double *start,
                      const double *target, int ma, const int32_t *active,
                      const uint8_t *closing, double step, int iterations, int between,
-                     double step_tol, double residual_tol, double quadratic, double near,
+                     double step_tol, const double *unit, double residual_tol,
+                     double quadratic, double near,
                      double *q, double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ,
                      double *qs, const int32_t *rows, double *jets, int *all_ok) {
     const int n = m->n;
@@ -916,7 +919,7 @@ static int continued(const HModel *m, const Cuts *k, int64_t M, const double *st
     for (int st = 1; st <= steps; st++) {
         const int last = st == steps;
         step_towards(M, n, ma, active, start, target, (double)st / steps, q);
-        const int status = newton_run(m, k, M, q, last ? iterations : between, step_tol,
+        const int status = newton_run(m, k, M, q, last ? iterations : between, step_tol, unit,
                                       residual_tol, quadratic, near, c, PJ, off, ok, D, KJ,
                                       last ? qs : NULL, rows, last ? jets : NULL);
         if (status) return status;
@@ -948,7 +951,8 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
                       const int32_t *active, const uint8_t *closing, const double *reference,
                       int coarse, double step,
                       CUTS_ARGS, int r, const double *Pm, const int32_t *passive, int iterations,
-                      int between, double step_tol, double residual_tol, double quadratic,
+                      int between, double step_tol, const double *unit,
+                      double residual_tol, double quadratic,
                       double near, double taylor_tol,
                       const double *HK_NULLABLE t, const int32_t *ids, double *q, double *c,
                       double *PJ, double *off, uint8_t *rated, int D, int KJ, int64_t Nf,
@@ -1006,7 +1010,7 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
         }
         int all_ok;
         if ((status = continued(m, &k, M, start, target, ma, active, closing, step, iterations,
-                                between, step_tol, residual_tol, quadratic, near, qb, cb, PJb,
+                                between, step_tol, unit, residual_tol, quadratic, near, qb, cb, PJb,
                                 offb, okb, D, KJ, qs,
                                 rows, jets, &all_ok)) || !all_ok)
             goto done;   /* (*complete stays 0) */
@@ -1194,6 +1198,7 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
                        double taylor_tol, const double *W, CUTS_ARGS, int r, const double *Pm,
                        const int32_t *passive, int ma, const int32_t *active,
                        const uint8_t *closing, int iterations, int between, double step_tol,
+                       const double *unit,
                        double residual_tol, double open_tol, double quadratic, double near,
                        double *c,
                        double *PJ, double *off, int KJ, double *HK_NULLABLE jets,
@@ -1242,7 +1247,7 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
         }
     if (B) {
         double *cn = F ? cb : c, *PJn = F ? PJb : PJ, *offn = F ? offb : off;
-        if ((status = newton_run(m, &k, B, q, iterations, step_tol, residual_tol, quadratic,
+        if ((status = newton_run(m, &k, B, q, iterations, step_tol, unit, residual_tol, quadratic,
                                  near, cn, PJn, offn,
                                  ok, D, KJ, full, rows, jets)))
             goto done;
@@ -1278,7 +1283,7 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
     if (F) {
         int all_ok;
         if ((status = continued(m, &k, F, start, target, ma, active, closing, step, iterations,
-                                between, step_tol, residual_tol, quadratic, near, q, cb, PJb,
+                                between, step_tol, unit, residual_tol, quadratic, near, q, cb, PJb,
                                 offb, ok, D, KJ, full,
                                 rows, jets, &all_ok)) || !all_ok)
             goto done;

@@ -6,7 +6,7 @@ Jacobians and pose error, Newton towards the targets and Algorithm 2's rates
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import comb
 
 import numpy as np
@@ -16,19 +16,24 @@ from hodyn_cli.algorithms.backends.numpy.spatial import forward_pass
 from hodyn_cli.core import lie
 from hodyn_cli.core.model import LinkFrame, Model
 
-__all__ = ["Task", "jacobians", "pose_error", "newton", "rates", "condition_numbers", "matvec"]
+__all__ = ["Task", "jacobians", "pose_error", "newton", "rates", "condition_numbers",
+           "task_condition", "matvec"]
 
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Task:
     """One inverse-kinematics task as the backends' operations take it: the model, the link's
-    frame (its body and pose T in it), the path of bodies from the root to that body, and
-    the kind (``pose``: m = 6 task coordinates; ``position``: 3)."""
+    frame (its body and pose T in it), the path of bodies from the root to that body, the
+    kind (``pose``: m = 6 task coordinates; ``position``: 3), and where a pose task's
+    condition number takes its translational rows: at ``base`` (3,), root axes, in ``unit``
+    (m) (:func:`task_condition`; ``ik.base_point``, ``ik.length_unit``)."""
 
     model: Model
     frame: LinkFrame
     path: np.ndarray
     kind: str
+    base: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    unit: float = 1.0
 
     @property
     def m(self) -> int:
@@ -110,8 +115,8 @@ def rates(task: Task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None, ga
         Jt.append(Jk)
         if k == 0:
             U, S, Vh = np.linalg.svd(Jk, full_matrices=False)   # once per sample
-            cond = S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan)
-            cond = np.nan_to_num(cond, nan=np.inf)
+            cond = (np.nan_to_num(S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan),
+                                  nan=np.inf) if not _balanced(task) else task_condition(task, Jk))
             with np.errstate(divide="ignore"):
                 pinv = (np.swapaxes(Vh, 1, 2) / S[:, None, :]) @ np.swapaxes(U, 1, 2)
                 if task.redundant:                               # A^-1 = U S^-2 U^T
@@ -148,7 +153,7 @@ def rates(task: Task, q: np.ndarray, y: np.ndarray, q_ref: np.ndarray | None, ga
         p.append(Ve[k][:, 3:] + sum(comb(k, j) * lie.cross(Ve[j][:, :3], p[k - j])
                                     for j in range(k + 1)))
     if D == 0:
-        cond = condition_numbers(jacobians(task, q)[3])
+        cond = task_condition(task, jacobians(task, q)[3])
     return qs, cond, miss
 
 
@@ -156,6 +161,28 @@ def condition_numbers(Jt: np.ndarray) -> np.ndarray:
     """Condition numbers (N,) of the task Jacobians (N, m, r) (inf where singular)."""
     S = np.linalg.svd(Jt, compute_uv=False)
     return np.nan_to_num(S[:, 0] / np.where(S[:, -1] > 0, S[:, -1], np.nan), nan=np.inf)
+
+
+def task_condition(task: Task, Jt: np.ndarray) -> np.ndarray:
+    """The condition numbers (N,) of the task Jacobians J_t (N, m, r), a pose task's with its
+    translational rows the velocity of ``task.base``, ``v + w x c``, in ``task.unit``: a pose
+    Jacobian's rows are rad/rad and m/rad, so in metres about the root's origin its condition
+    number grows like the arm's size or its inverse, and with its base's distance from that
+    origin (the iiwa mounted 3 m up: 105 where on the ground it has 10.3; tests/
+    test_ik_mounting.py, test_ik_scale.py). The compiled kernel's ``hodyn_ik_rates`` takes
+    the same rows (csrc/ik.c, balanced_condition)."""
+    if not _balanced(task):
+        return condition_numbers(Jt)
+    Jt = Jt.copy()
+    Jt[:, 3:] += np.cross(Jt[:, :3], task.base, axisa=1, axisc=1)
+    Jt[:, 3:] /= task.unit
+    return condition_numbers(Jt)
+
+
+def _balanced(task: Task) -> bool:
+    """Whether a pose task's condition number moves its rows (:func:`task_condition`): a
+    base off the root's origin or a unit other than 1 m."""
+    return task.kind == "pose" and (task.unit != 1.0 or bool(task.base.any()))
 
 
 def matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
