@@ -1747,6 +1747,10 @@ class Optimal:
                         lag < RAISE * CALM):
                     passed = self._state()  # on its cap, consistent: a higher one may do
                     cap = CAP * (CALM / lag) ** (1 / RISE)
+                    # (a higher cap speeds the law up CAP / cap times at most: were its law
+                    # faster, played that much slower it would be within CAP, and shorter
+                    # than this one)
+                    self._hopeless(planned * CAP / cap)
                     # (from this law, as planned: it is within the higher cap; from the
                     # uniform one, a rate-limited design of the iiwa took 12.3 s of CPU)
                     start = replace(self.path.law,
