@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 import hodyn_cli
 from conftest import URDF
-from hodyn_cli.algorithms.limits import programme
+from hodyn_cli.algorithms.limits import optimal, programme
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.api.limits import time_optimal
 from hodyn_cli.cli.app import app
@@ -61,25 +61,35 @@ def test_a_solve_that_cannot_reach_the_law_to_beat_is_given_up_one_that_can_is_n
     assert m < n and full.duration < stopped.duration < full.duration * (1 + 1e-5)
 
 
-@pytest.mark.slow
-def test_auto_gives_up_the_windows_on_laikagos_zigzag_with_torque_rates(programmes,
-                                                                         monkeypatch):
-    """The stranger's sweep's ``zig`` on Laikago's front left leg (416 samples at 100 Hz)
-    with torque rates of 10 s^-1 times the torque limits: reachability's law 0.66630 s; the
-    windows' went on for 60 programmes (14 s of CPU) to 1.368 s, given up now after 9 at
-    1.3975 s; the output is the same to the bit (STRIDE beyond ITERATIONS: the full solve)."""
-    whole = hodyn_cli.load_robot(public_robot("laikago_description/urdf/laikago.urdf"))
-    moving = ["FL_hip_joint", "FL_thigh_joint", "FL_calf_joint"]
+def _zig(relative: str, moving: list[str]):
+    """The stranger's sweep's ``zig`` (benchmarks/stranger_sweep17.py: six waypoints, legs of
+    0.15 to 2 s at 100 Hz, 416 samples) on the URDF's joints ``moving``, the others held as
+    ``--lock-missing`` holds them, and torque rates of 10 s^-1 times each torque limit (its
+    ``trate`` mode): (model, motion, limits)."""
+    whole = hodyn_cli.load_robot(public_robot(relative))
     model = hodyn_cli.api.lock_joints(whole, {j: hodyn_cli.api.lock_value(whole, j)
                                               for j in whole.joint_names if j not in moving})
     low, high = model.limits[:, 0], model.limits[:, 1]
+    finite = np.isfinite(low) & np.isfinite(high)
+    low, high = np.where(finite, low, -np.pi), np.where(finite, high, np.pi)
     middle, half = (low + high) / 2, np.minimum((high - low) / 2, np.pi)
-    shares = np.random.default_rng(17).uniform(-0.3, 0.3, (6, 8))[:, :model.n]
+    shares = np.random.default_rng(17).uniform(-0.3, 0.3, (6, 8))[:, np.arange(model.n) % 7]
     motion = generate(model, "point-to-point", waypoints=middle + half * shares,
                       segment_duration=[0.15, 2.0, 0.3, 1.2, 0.5], rate=100.0)
-    assert len(motion.t) == 416  # (the sweep's input)
+    assert len(motion.t) == 416
     limits = {j: {"torque_rate": 10 * e} for j, e in zip(model.joint_names,
                                                          model.effort_limits, strict=True)}
+    return model, motion, limits
+
+
+@pytest.mark.slow
+def test_auto_gives_up_the_windows_on_laikagos_zigzag_with_torque_rates(programmes,
+                                                                         monkeypatch):
+    """Laikago's front left leg: reachability's law 0.66630 s; the windows' went on for 60
+    programmes (14 s of CPU) to 1.368 s, given up now after 9 at 1.3975 s; the output is the
+    same to the bit (STRIDE beyond ITERATIONS: the full solve)."""
+    model, motion, limits = _zig("laikago_description/urdf/laikago.urdf",
+                                 ["FL_hip_joint", "FL_thigh_joint", "FL_calf_joint"])
     runs = {}
     for stride in (programme.ITERATIONS + 1, programme.STRIDE):
         monkeypatch.setattr(programme, "STRIDE", stride)
@@ -91,3 +101,31 @@ def test_auto_gives_up_the_windows_on_laikagos_zigzag_with_torque_rates(programm
     assert after.used == "reachability" and after.duration == before.duration
     assert np.array_equal(out.derivatives, full.derivatives) and np.array_equal(out.t, full.t)
     assert 3 * m < n
+
+
+@pytest.mark.slow
+def test_a_higher_caps_plan_that_cannot_beat_reachability_is_not_made(monkeypatch):
+    """The human model's right arm: the windows' first plan, 2.269 s on its cap, would be
+    planned again at a higher cap (main: 4 programmes more, 2.168 s), which speeds it up
+    cap / CAP times at most: not below reachability's 1.4349 s. One plan; the output is
+    ``--solver reachability``'s to the bit."""
+    model, motion, limits = _zig(
+        "human_description/robots/human.urdf",
+        ["right_clavicle_joint_X", "right_shoulder_Z", "right_shoulder_X", "right_shoulder_Y",
+         "right_elbow_Z", "right_elbow_Y", "right_wrist_Z", "right_wrist_X"])
+    plans: list[float] = []
+    plan = optimal.Optimal.plan
+
+    def spied(self, *args, **kwargs):
+        made = plan(self, *args, **kwargs)
+        if not self.uniform:  # (the windows' plans, not the uniform ones fits make)
+            plans.append(made.duration)
+        return made
+
+    monkeypatch.setattr(optimal.Optimal, "plan", spied)
+    out, auto = hodyn_cli.retime_optimal(model, motion, limits=limits)
+    assert auto.ran == ("reachability", "windows") and auto.used == "reachability"
+    assert len(plans) == 1 and plans[0] > auto.duration
+    alone, _ = hodyn_cli.retime_optimal(model, motion, limits=limits, solver="reachability")
+    assert np.array_equal(out.derivatives, alone.derivatives) and np.array_equal(out.t,
+                                                                                  alone.t)
