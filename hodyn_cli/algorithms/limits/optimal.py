@@ -929,8 +929,13 @@ class Optimal:
         else:
             assert collected.peak is not None
             ceiling = KinkCeiling.of(path, kinks, collected.peak, x0, rate)
+            # (auto's windows after reachability: a law the final fit, speeding it up by FIT
+            # at most, could not bring below reachability's is not worth its programmes,
+            # :meth:`_hopeless`)
+            beat = 0.0 if self.beat is None else self.beat / (1 - FIT)
             law = solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling,
-                                pace, self.progress, cap, slowness(path), start, self.stepping)
+                                pace, self.progress, cap, slowness(path), start, self.stepping,
+                                beat)
         self.peak = float(np.sqrt(law.coefficients.max() / x0))  # (they bound the spline)
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
@@ -1720,6 +1725,10 @@ class Optimal:
             start = None
             assert self.path is not None
             planned = self.path.duration
+            if passed is None and not (cap == CAP and self.peak >= CAP * (1 - 1e-3)):
+                # (no higher cap tried after it, whose law could be shorter: the plans after
+                # it are no shorter, and a solve given up at ``beat`` is not fitted)
+                self._hopeless(planned)
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
             fit, found, lag = self._fitted(chunks())
@@ -1738,6 +1747,10 @@ class Optimal:
                         lag < RAISE * CALM):
                     passed = self._state()  # on its cap, consistent: a higher one may do
                     cap = CAP * (CALM / lag) ** (1 / RISE)
+                    # (a higher cap speeds the law up CAP / cap times at most: were its law
+                    # faster, played that much slower it would be within CAP, and shorter
+                    # than this one)
+                    self._hopeless(planned * CAP / cap)
                     # (from this law, as planned: it is within the higher cap; from the
                     # uniform one, a rate-limited design of the iiwa took 12.3 s of CPU)
                     start = replace(self.path.law,
@@ -1794,7 +1807,11 @@ class Optimal:
         it is an observation, not a proof: it held on every input review24 ran with a spy,
         14 of them.) (auto's
         windows after reachability on the UR10's point-to-point path with --jerk 300: 1.907 s
-        at the cap of 8, inconsistent, then 1.934 s at 5.7, reachability's 1.843 s kept)."""
+        at the cap of 8, inconsistent, then 1.934 s at 5.7, reachability's 1.843 s kept).
+        Judged on the first plan too where no higher cap follows it (:meth:`_windows`), which
+        :func:`~hodyn_cli.algorithms.limits.programme.solve` gives up at ``beat / (1 - FIT)``
+        once its recent pace cannot get there (``programme.STRIDE``): reachability's law kept,
+        the law given up never fitted."""
         if self.beat is not None and planned * (1 - FIT) >= self.beat:
             raise _Longer
 
