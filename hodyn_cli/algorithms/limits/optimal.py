@@ -1749,7 +1749,9 @@ class Optimal:
                     cap = CAP * (CALM / lag) ** (1 / RISE)
                     # (a higher cap speeds the law up CAP / cap times at most: were its law
                     # faster, played that much slower it would be within CAP, and shorter
-                    # than this one)
+                    # than this one. Exact for velocities; for torques (k^2 on all but
+                    # gravity) and torque rates (k^3, k) an observation, not a proof, as
+                    # _hopeless's: wrong, it keeps reachability's law, never a broken one)
                     self._hopeless(planned * CAP / cap)
                     # (from this law, as planned: it is within the higher cap; from the
                     # uniform one, a rate-limited design of the iiwa took 12.3 s of CPU)
