@@ -224,7 +224,10 @@ class Plan:
         if last:
             end = self.samples + 1
         else:
-            end = int(np.ceil(law.time_at(path.t[-1:], times)[0] / self.step - 1e-9))
+            # (clipped to the law's breaks: a first chunk of a played motion may end before
+            # the law's first break, t(s) there nan -- Bolt's leg on a 16 ms point-to-point)
+            last_s = np.clip(path.t[-1:], law.breaks[0], law.breaks[-1])
+            end = int(np.ceil(law.time_at(last_s, times)[0] / self.step - 1e-9))
             end = min(max(end, done), self.samples + 1)
         t = self.at(np.arange(done, end))
         if not t.size:
@@ -1212,6 +1215,12 @@ class Optimal:
                         f"{derivative_name('q', reachability.ORDERS - 2)} reachability "
                         "plays there")
             motion = made
+            if not sum(w.duration for _, w, _ in made.laws) * rate <= (
+                    reachability.PER_SAMPLE * reachability.MOST_SAMPLES):
+                # (a played law with more output samples than hodyn plays, or nan: its warps
+                # degenerate -- Solo12's leg's 10 ms Lissajous curve with --jerk 20000
+                # played for 4.8e146 s, and its fit's samples were beyond any array, exit 3)
+                return False
             try:
                 # (lazy with limits of higher orders alone, where one kernel is tried and
                 # no law within the passes' rows competes: a law beyond CLOSE at its own
