@@ -37,6 +37,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 import h5py
 import numpy as np
@@ -162,9 +163,9 @@ def cases() -> list[tuple[str, str, float, str]]:
 
 def robot_of(label: str) -> tuple[Path, object, list[str]]:
     """The URDF, its model (the joints not moving held) and the flags every command takes
-    (stranger_optimal.robot_of, on :data:`ROBOTS`' entry)."""
-    so.FRESH.setdefault(label, ROBOTS[label])
-    return so.robot_of(label)
+    (stranger_optimal.robot_of, on :data:`ROBOTS`' entry: lent to its table meanwhile)."""
+    with mock.patch.dict(so.FRESH, {label: ROBOTS[label]}):
+        return so.robot_of(label)
 
 
 def design(folder: Path, robot: Path, model, path: str, rate: float, shift) -> tuple[Path, object]:

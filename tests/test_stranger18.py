@@ -167,3 +167,30 @@ def test_baxters_loop_at_1_khz_keeps_its_memory_bounded(tmp_path):
     rss = peak_rss_mib(["retime", str(robot), str(src), "--optimal", *flags, "-q", "-o",
                         str(tmp_path / "out.h5")])
     assert rss < 250, rss
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="optimal.py plan.along: np.arange "
+                   "to a huge end from law.time_at: exit 3")
+def test_solos_leg_along_a_lissajous_curve_with_jerk_limits_is_retimed(tmp_path):
+    """Solo 12's front left leg on sweep17's ``lissa`` (101 samples at 100 Hz) with jerk
+    limits 20 s^-1 times its 1000 rad/s: an internal error, "ValueError: Maximum allowed size
+    exceeded" (lazily, _fitted, path.played, plan.along: the function of Bolt's crash above)."""
+    _, model, _, src = _input(tmp_path, "solo-leg", "lissa")
+    limits = hodyn_cli.api.joint_limits(model, jerk=20 * model.velocity_limits)
+    _, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(src), model, need=5),
+                                      limits=limits)
+    assert opt.duration < 1.0, opt.duration
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="+1.06 % over toppra at 10 kHz "
+                   "(+22 % at 20 Hz): issue 37 goal 1")
+def test_the_fingers_lissajous_curve_through_a_middle_rest_at_10_khz_is_near_toppra(tmp_path):
+    """The TriFinger's finger_edu (1000 rad/s, 1000 N m) on the sweep's ``mid`` (sweep17's
+    Lissajous curve through a rest at exactly its middle sample) at 10 kHz, 5001 samples:
+    toppra along the curve 0.00914963 s; hodyn 0.00924684 s (+1.06 %; at 1 kHz +2.20 %, at
+    20 Hz +22.07 %; without the rest, ``lissa`` at 100 Hz, +3.89 %): unlike Solo's leg the
+    finer input does not close it."""
+    _, model, _, src = _input(tmp_path, "finger", "mid", 1e4)
+    _, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(src), model, need=5))
+    assert opt.duration < 1.005 * 0.00914963, opt.duration
