@@ -285,8 +285,7 @@ def one(folder: Path, label: str, path: str, rate: float, mode: str, peer_too: b
         # (notices may come first: the refusal is the one error line, the last, nothing
         # written)
         errors = [x for x in lines if x.startswith("hodyn: error:")]
-        row["refused"] = status == 2 and len(errors) == 1 and lines[-1] == errors[0] and (
-            not out.exists())
+        row["refused"] = len(errors) == 1 and lines[-1] == errors[0] and not out.exists()
         row["notes"] = [] if row["refused"] else [
             f"refused in {len(errors)} error lines: {(lines or [''])[-1][:120]}"]
         row["said"] = (lines or [""])[-1][:160]
