@@ -142,8 +142,8 @@ def test_a_hip_off_the_loop_that_swings_fast_sends_no_sample_back_to_its_anchor(
     with backends.use(backend) as b:
         full, ref = c.expand(fast).derivatives, c.expand(still).derivatives
         far = c._prediction(full, samples, t)[1] if backend == "numpy" else \
-            b.loop_predict(full, t, samples, TAYLOR, c.a, c.cuts.closing, STEP, TAYLOR_TOL,
-                           _hermite(full.shape[1]))[1]
+            b.loop_predict(full, t, samples, TAYLOR, c.a, c.cuts.closing, c.tol.unit, STEP,
+                           TAYLOR_TOL, _hermite(full.shape[1]))[1]
     assert not far.any(), f"{far.sum()} of {len(samples)} samples too far"
     for k in range(full.shape[1]):
         assert np.abs(full[:, k, c.p] - ref[:, k, c.p]).max() <= \

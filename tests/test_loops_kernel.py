@@ -96,8 +96,8 @@ def test_the_prediction_matches_numpy(kernel, closed_robots):
     full = reference(c.expand, tr).derivatives
     samples = np.setdiff1d(np.arange(len(t)), np.union1d(np.arange(0, len(t), TAYLOR),
                                                          [len(t) - 1]))
-    ours = kernel.loop_predict(full, t, samples, TAYLOR, c.a, c.cuts.closing, STEP, TAYLOR_TOL,
-                               _hermite(5))
+    ours = kernel.loop_predict(full, t, samples, TAYLOR, c.a, c.cuts.closing, c.tol.unit, STEP,
+                               TAYLOR_TOL, _hermite(5))
     with backends.use("numpy"):
         guess, far, anchor = c._prediction(full, samples, t)
     assert np.abs(ours[0] - guess).max() <= 1e-12 * np.abs(guess).max()

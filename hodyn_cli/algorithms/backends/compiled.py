@@ -508,7 +508,7 @@ class CompiledBackend(NumpyBackend):
         the positions, and there the residual c (N, R), P J (N, r, n) and how far J's rows
         leave P's span (N,) (``Closed._kept``), and where P J_p was not near singular (N,)
         bool (elsewhere ``Closed._newton`` decides). ``tol``: ``loops.Tolerances`` (its step's,
-        in the passive joints' units, and residual's are Newton's). ``rates`` (full, rows, PJ): the samples
+        in the joints' units, and residual's are Newton's). ``rates`` (full, rows, PJ): the samples
         are ``full``'s rows ``rows`` (N,), and where P J_p was not near singular
         :meth:`loop_rates` follows there in the same pass (the positions too; P J's jets to
         the orders PJ holds)."""
@@ -610,10 +610,11 @@ class CompiledBackend(NumpyBackend):
                                          np.ascontiguousarray(Jp, dtype=np.float64),
                                          0 if PJ is None else PJ.shape[1], _ptr(PJ)))
 
-    def loop_predict(self, full, t, samples, taylor, active, closing, step, tol, W):
+    def loop_predict(self, full, t, samples, taylor, active, closing, unit, step, tol, W):
         """Newton's starts between the anchors (``Closed._prediction``): the guesses (M, n),
         where they are too far (M,) bool, and the anchors (M,); ``closing`` (uint8, one per
-        ``active``): the actuated joints whose moves count against ``step``."""
+        ``active``): the actuated joints whose moves count against ``step``; ``unit`` (n,):
+        each joint's (``loops.Tolerances.unit``), the moves and terms judged in it."""
         N, D, n = full.shape
         if N >= 2**31:
             raise TrajectoryError(f"{N} samples in one chunk: at most 2**31 - 1")
@@ -623,7 +624,8 @@ class CompiledBackend(NumpyBackend):
         _check(self.lib.hodyn_loop_predict(
             N, D, n, f64(full), f64(t), M, np.ascontiguousarray(samples, dtype=np.int32), taylor,
             len(active), np.ascontiguousarray(active, dtype=np.int32),
-            np.ascontiguousarray(closing, dtype=np.uint8), step, tol, f64(W), guess, far, anchor))
+            np.ascontiguousarray(closing, dtype=np.uint8), f64(unit), step, tol, f64(W), guess,
+            far, anchor))
         return guess, far.astype(bool), anchor.astype(np.intp)
 
     def loop_project(self, PJ, f, active, passive):

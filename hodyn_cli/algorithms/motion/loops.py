@@ -22,8 +22,9 @@ sample: the row space must not turn with the configuration). ``r = n - m``: the 
 joints are the independent coordinates.
 
 **Positions**: per chunk, batched over samples, Newton on ``P c(q_a, q_p) = 0`` for q_p (``q_p
-<- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` rad of the actuated joints
-on the loops (``closing``: those that move one side of a cut and not the other, ``mu_j != 0``
+<- q_p - (P J_p)^-1 P c``), continued in steps of at most ``STEP`` of the actuated joints
+(each in its unit, :class:`Tolerances`: rad, or the loops' length for a prismatic one) on the
+loops (``closing``: those that move one side of a cut and not the other, ``mu_j != 0``
 in :meth:`Closed._jacobian`; a joint above a loop moves all of it rigidly, ``c`` turns with
 it and stays 0, and one off its paths does not move it: their moves take no step, however
 large; a hip at 1e6 rad took 5 million): every ``COARSE``-th sample from the reference
@@ -38,7 +39,8 @@ too far from its nearest anchor in time or in the actuated joints on the loops, 
 anchor's Taylor polynomial ``sum_k q_p^(k)(t_0) (t - t_0)^k / k!`` disagrees with the
 Hermite one, or that Newton moves farther than ``STEP``, is continued from the anchor
 instead; the polynomials' terms are judged on the joints on the loops alone,
-:attr:`Closed.on_loops`: Newton starts the other actuated joints at their own positions).
+:attr:`Closed.on_loops`: Newton starts the other actuated joints at their own positions; every
+move and term in its joint's unit, as the steps).
 
 **Derivatives** (implicit function theorem, exact): ``c(q(t)) = 0`` for all t, so
 ``c^(k) = d^(k-1)(J q') = sum_{j<k} C(k-1, j) J^(j) q^(k-j) = 0``; ``J^(j)`` needs q to order
@@ -77,19 +79,20 @@ __all__ = ["Closed", "Looped", "close", "RANK_TOL", "SINGULAR_TOL", "STEP"]
 RANK_TOL = 1e-9
 #: (P J_p)'s smallest singular value below this share of its largest: a singular configuration
 SINGULAR_TOL = 1e-8
-#: the largest step of the actuated joints (rad or m) in the continuation from the reference
+#: the largest step of the actuated joints in the continuation from the reference, in their
+#: units (:class:`Tolerances`: rad, or the loops' length for a prismatic joint)
 STEP = 0.2
-#: the base parameters' random actuated positions: within this of the assembly's (rad or m)
+#: the base parameters' random actuated positions: within this of the assembly's (units as STEP)
 SPREAD = 0.5
 #: every COARSE-th sample is continued from the assembly, the others from their neighbours
 COARSE = 64
 #: with derivatives: every TAYLOR-th sample is found first, the others from their polynomials
 TAYLOR = 8
 #: ... where the nearest one's Taylor polynomial's last term and its difference from the
-#: Hermite polynomial are below this (rad or m)
+#: Hermite polynomial are below this (units as STEP)
 TAYLOR_TOL = 0.05
-#: Newton's tolerance on its step, per joint in its own unit (rad; a prismatic passive joint's
-#: in the loops' length, :class:`Tolerances`), and its iterations per solve
+#: Newton's tolerance on its step, per joint in its own unit (rad; a prismatic joint's in the
+#: loops' length, :class:`Tolerances`), and its iterations per solve
 STEP_TOL, ITERATIONS = 1e-13, 30
 #: Newton's tolerance on the kept rows' residual, per metre of the loops' length (m per m:
 #: a joint error in rad, :func:`_length`)
@@ -159,16 +162,18 @@ def _kept_rows(P: np.ndarray, J: np.ndarray) -> np.ndarray:
     return np.moveaxis(np.tensordot(J, P, axes=(-2, 1)), -1, -2)
 
 
-def _taylor(full: np.ndarray, rows: np.ndarray, h: np.ndarray, counted: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _taylor(full: np.ndarray, rows: np.ndarray, h: np.ndarray, counted: np.ndarray,
+            unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The Taylor polynomials ``sum_k q^(k) h^k / k!`` (M, n) of the rows ``rows`` (M,) of
     ``full`` (N, D, n) at their steps h (M,), and their last terms' largest (M,) over the
-    joints ``counted`` (n,) bool (:attr:`Closed.on_loops`) (einsum: a tenth of a broadcast
-    product's and sum's cost on (M, D, n))."""
+    joints ``counted`` (n,) bool (:attr:`Closed.on_loops`), each in its ``unit`` (n,)
+    (:class:`Tolerances`) (einsum: a tenth of a broadcast product's and sum's cost on (M, D,
+    n))."""
     D = full.shape[1]
     powers = np.vander(h, D, increasing=True) / _factorials(D)
     at = full[rows]
-    return np.einsum("sk,skn->sn", powers, at), _largest(powers[:, -1:] * at[:, -1][:, counted])
+    return np.einsum("sk,skn->sn", powers, at), \
+        _largest(powers[:, -1:] * at[:, -1][:, counted] / unit[counted])
 
 
 @cache
@@ -191,9 +196,11 @@ def _hermite(D: int) -> np.ndarray:
 
 class Tolerances(NamedTuple):
     """Newton's tolerances for loops of a given length (:func:`_length`): its step is
-    measured in each passive joint's ``unit`` (r,) (1: rad; the loops' length where the joint
-    is prismatic, its step in m) and ends below ``step`` (``STEP_TOL``: per joint, STEP_TOL
-    rad or STEP_TOL x length m); the kept rows' residual's (m: ``RESIDUAL_TOL`` times the
+    measured in each joint's ``unit`` (n,) (1: rad; the loops' length where the joint is
+    prismatic, its step in m) and ends below ``step`` (``STEP_TOL``: per joint, STEP_TOL rad
+    or STEP_TOL x length m); the continuation's steps (``STEP``) and the predictions' checks
+    (``TAYLOR_TOL``) read the same units (absolute, a 31 um slider's moves and terms never
+    counted: tests/test_loops_mixed.py); the kept rows' residual's (m: ``RESIDUAL_TOL`` times the
     length) and the residual above which a Newton from a prediction did not converge (m:
     ``OPEN_TOL`` times the length). One step tolerance for every joint never let the step
     test end a sub-millimetre linkage's Newton where it mixes revolute and prismatic joints:
@@ -209,8 +216,8 @@ class Tolerances(NamedTuple):
 
     @classmethod
     def of(cls, length: float, prismatic: np.ndarray) -> Tolerances:
-        """The tolerances of loops ``length`` long whose passive joints are ``prismatic``
-        (r,) bool where so.
+        """The tolerances of loops ``length`` long whose joints are ``prismatic`` (n,) bool
+        where so.
 
         >>> tol = Tolerances.of(3.5e-5, np.array([False, True]))
         >>> tol.step, tol.unit.tolist(), f"{tol.residual:.3g}", f"{tol.open:.3g}"
@@ -355,7 +362,7 @@ class Closed(coupling.Coupling):
         J = self.residual(self.reference[None])[1][0]
         #: the loops' length (m, at most 1: :func:`_length`) and Newton's tolerances for them
         self.length = _length(J, self.prismatic)
-        self.tol = Tolerances.of(self.length, self.prismatic[self.p])
+        self.tol = Tolerances.of(self.length, self.prismatic)
         # rows exactly 0 there (a planar mechanism's out-of-plane row) stay out of P exactly:
         # their constraint forces are then exactly 0, whatever rounding the SVD does
         live = np.abs(J).max(axis=1) > 0
@@ -536,8 +543,8 @@ class Closed(coupling.Coupling):
             step = np.linalg.lstsq(J[0][:, self.p], c[0], rcond=RANK_TOL)[0]
             q[self.p] -= step
             # (each joint's step in its unit, as Newton's: :class:`Tolerances`)
-            unit = Tolerances.of(_length(J[0], self.prismatic), self.prismatic[self.p]).unit
-            if np.abs(step / unit).max() < STEP_TOL:
+            unit = Tolerances.of(_length(J[0], self.prismatic), self.prismatic).unit
+            if np.abs(step / unit[self.p]).max() < STEP_TOL:
                 break
         c, J = self.residual(q[None])
         if np.abs(c).max() > CLOSED_TOL * _length(J[0], self.prismatic):
@@ -599,7 +606,7 @@ class Closed(coupling.Coupling):
             start, stride = q[before], half
             if rates is not None and t is not None:
                 guess, last = _taylor(rates[0], ids[before], t[ids[level]] - t[ids[before]],
-                                      self.on_loops)
+                                      self.on_loops, self.tol.unit)
                 near = rated[before] & (last <= TAYLOR_TOL)
                 start[near] = guess[near]
         return q, self._checked(c, PJ, off, t, ids), rated
@@ -634,13 +641,15 @@ class Closed(coupling.Coupling):
                    ) -> tuple[np.ndarray, ...]:
         """The closed positions at the actuated ``qa`` (M, m) continued from the closed ``q0``
         (M, n) in steps of at most ``STEP`` of the joints that move the closure
-        (:attr:`closing`; the others go along in as many steps) (``samples``: their
+        (:attr:`closing`, each in its unit, :class:`Tolerances`; the others go along in as
+        many steps) (``samples``: their
         indices, for messages), and
         Newton's last residual, P J, J's rows off its span and where the derivatives were
         found with them (:meth:`_newton`: ``rates`` in the last step's pass)."""
         q = q0.copy()
         start = q0[:, self.a]
-        steps = max(1, ceil(np.abs(qa - start)[:, self.closing].max(initial=0.0) / STEP))
+        moves = np.abs(qa - start)[:, self.closing] / self.tol.unit[self.a[self.closing]]
+        steps = max(1, ceil(moves.max(initial=0.0) / STEP))
         for s in range(1, steps + 1):
             q[:, self.a] = start + (qa - start) * (s / steps)
             last = s == steps
@@ -698,7 +707,7 @@ class Closed(coupling.Coupling):
             self._nonsingular(Jp, t, samples)
             step = np.linalg.solve(Jp, Pc)[..., 0]
             q[:, self.p] -= step
-            size = np.abs(step / self.tol.unit).max(initial=0.0)   # (each joint in its unit)
+            size = np.abs(step / self.tol.unit[self.p]).max(initial=0.0)   # (in its unit)
             if size < self.tol.step or (np.abs(Pc).max(initial=0.0) < self.tol.residual
                                             and size < QUADRATIC * before):
                 break
@@ -781,13 +790,14 @@ class Closed(coupling.Coupling):
         polynomial's last term, or its difference from the Hermite one, exceeds ``TAYLOR_TOL``
         (the samples are far apart in time), the joints that move the closure
         (:attr:`closing`) moved more than ``STEP``, or Newton went farther than ``STEP`` from
-        the prediction or did not close the loops, the sample is continued from its anchor
-        instead (its branch). Returns the samples whose derivatives are still to be
-        found, their positions (M', n) and ``P J_p`` there: those where the compiled kernel's
-        Newton did not go on to the derivatives (:meth:`_newton`: in ``full`` and
-        ``jacobians``). The kernel runs it all in one call (``loop_between``: the same numbers
-        bit for bit; the Python between its calls took ~0.03 us a sample of the leg's file)
-        unless some ``P J_p`` there is near singular: then step by step."""
+        the prediction (every move and term in its joint's unit, :class:`Tolerances`) or did
+        not close the loops, the sample is continued from its anchor instead (its branch).
+        Returns the samples whose derivatives are still to be found, their positions (M', n)
+        and ``P J_p`` there: those where the compiled kernel's Newton did not go on to the
+        derivatives (:meth:`_newton`: in ``full`` and ``jacobians``). The kernel runs it all
+        in one call (``loop_between``: the same numbers bit for bit; the Python between its
+        calls took ~0.03 us a sample of the leg's file) unless some ``P J_p`` there is near
+        singular: then step by step."""
         kernel = self._kernel()
         if kernel is not None and self._kernel(full.shape[1] - 1) is not None:
             found = kernel.loop_between(
@@ -800,7 +810,8 @@ class Closed(coupling.Coupling):
                                                                          samples)[:0]
         guess, far, anchor = (self._prediction(full, samples, t) if kernel is None else
                               kernel.loop_predict(full, t, samples, TAYLOR, self.a,
-                                                  self.cuts.closing, STEP, TAYLOR_TOL,
+                                                  self.cuts.closing, self.tol.unit, STEP,
+                                                  TAYLOR_TOL,
                                                   _hermite(full.shape[1])))
         qa = guess[:, self.a]
         q, near = guess.copy(), ~far
@@ -816,7 +827,8 @@ class Closed(coupling.Coupling):
                     part, ITERATIONS, t, samples[near], (full, jacobians))
                 q[near] = part
         # wandered off, or not closed: continued instead (the checks then judge)
-        far |= (_largest(q - guess) > STEP) | (_largest(c @ self.P.T) > self.tol.open)
+        far |= (_largest((q - guess) / self.tol.unit) > STEP) | \
+            (_largest(c @ self.P.T) > self.tol.open)
         if far.any():
             q[far], c[far], PJ[far], off[far], rated[far] = self._continued(
                 full[anchor[far], 0], qa[far], t, samples[far], (full, jacobians))
@@ -827,17 +839,18 @@ class Closed(coupling.Coupling):
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Newton's starts at ``samples`` (M, n) (:meth:`_predicted`: the Hermite polynomial
         of the anchors around, the actuated joints at their own positions), where they are
-        too far (M,) bool, and the nearer anchors (M,)."""
+        too far (M,) bool, and the nearer anchors (M,); every joint's move and term in its
+        unit (:class:`Tolerances`)."""
         N, D = full.shape[:2]
         left = samples - samples % TAYLOR
         right = np.minimum(left + TAYLOR, N - 1)
         anchor = np.where(samples - left <= right - samples, left, right)
         # the nearest anchor's Taylor polynomial
-        counted = self.on_loops
-        guess, last = _taylor(full, anchor, t[samples] - t[anchor], counted)
+        counted, unit = self.on_loops, self.tol.unit
+        guess, last = _taylor(full, anchor, t[samples] - t[anchor], counted, unit)
         qa = full[samples, 0][:, self.a]
-        far = (_largest((qa - full[anchor, 0][:, self.a])[:, self.closing]) > STEP) | \
-            (last > TAYLOR_TOL)
+        moved = ((qa - full[anchor, 0][:, self.a]) / unit[self.a])[:, self.closing]
+        far = (_largest(moved) > STEP) | (last > TAYLOR_TOL)
         # their Hermite polynomial (degree 2D - 1: far closer than either Taylor polynomial),
         # unless it disagrees with the nearest one's Taylor polynomial
         span = t[right] - t[left]
@@ -847,7 +860,7 @@ class Closed(coupling.Coupling):
         scale = np.vander(span, D, increasing=True)
         hermite = np.einsum("sk,skn->sn", weights[:, :D] * scale, full[left]) + \
             np.einsum("sk,skn->sn", weights[:, D:] * scale, full[right])
-        far |= both & (_largest((hermite - guess)[:, counted]) > TAYLOR_TOL)
+        far |= both & (_largest(((hermite - guess) / unit)[:, counted]) > TAYLOR_TOL)
         guess = np.where(both[:, None], hermite, guess)
         guess[:, self.a] = qa
         return guess, far, anchor
@@ -914,9 +927,12 @@ class Closed(coupling.Coupling):
         return self._G(full, 0)[:, 0].reshape(q.shape[:-1] + (self.n, self.m))
 
     def random_coordinates(self, rng: np.random.Generator, samples: int) -> np.ndarray:
-        """Within ``SPREAD`` of the assembly's actuated positions: the loops need not close
-        farther (a crank-rocker's rocker cannot turn round)."""
-        return self.reference[self.a] + rng.uniform(-SPREAD, SPREAD, size=(samples, self.m))
+        """Within ``SPREAD`` of the assembly's actuated positions, each in its unit (rad; the
+        loops' length for a prismatic joint, :class:`Tolerances`: 0.5 m took a 31 um
+        slider far off its assembly): the loops need not close farther (a crank-rocker's
+        rocker cannot turn round)."""
+        return self.reference[self.a] + \
+            rng.uniform(-SPREAD, SPREAD, size=(samples, self.m)) * self.tol.unit[self.a]
 
     def tangent(self, v: np.ndarray, q: np.ndarray | None = None) -> np.ndarray:
         if q is None:

@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 24
+#define HODYN_KERNEL_ABI 25
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -153,8 +153,8 @@ int hodyn_loop_rates(const HModel *m, int64_t N, int D, double *qs, int64_t M,
                      const double *Jp, int KJ, double *HK_NULLABLE PJ);
 int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
-                       const uint8_t *closing, double step, double tol, const double *W,
-                       double *guess, uint8_t *far, int32_t *anchor);
+                       const uint8_t *closing, const double *unit, double step, double tol,
+                       const double *W, double *guess, uint8_t *far, int32_t *anchor);
 int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const double *t,
                        int64_t M, const int32_t *samples, int taylor, double step,
                        double taylor_tol, const double *W, int S, const int32_t *side_body,

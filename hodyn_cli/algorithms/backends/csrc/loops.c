@@ -17,8 +17,10 @@
  *
  * hodyn_loop_kinematics: c (or c^(k)) and J's jets.
  * hodyn_loop_newton: Newton on P c(q) = 0 for the passive joints, q_p <- q_p - (P J_p)^-1 P c,
- *   per sample until a step is below step_tol (each passive joint's in its unit[r]: 1 rad,
- *   or the loops' length where it is prismatic, loops.py's Tolerances), or one from |P c| <
+ *   per sample until a step is below step_tol (each passive joint's in its unit: unit[n] is
+ *   every joint's, 1 rad, or the loops' length where it is prismatic, loops.py's
+ *   Tolerances; the continuation's steps and the predictions' checks below read the same
+ *   units), or one from |P c| <
  *   residual_tol (m) is below `quadratic` x the one before, or |P c| is below residual_tol /
  *   100 (the step it would take is rounding); returns c and J where that last step started if
  *   it was below step_tol (as numpy's; no evaluation more
@@ -733,7 +735,7 @@ static int newton_run(const HModel *m, const Cuts *kc, int64_t N, double *q, int
                 for (int i = 0; i < r; i++) {
                     start[i] = w.Q[passive[i]][l];
                     w.Q[passive[i]][l] -= step[i][l];
-                    size = larger(size, fabs(step[i][l]) / unit[i]);   /* (in its unit) */
+                    size = larger(size, fabs(step[i][l]) / unit[passive[i]]);   /* (in its unit) */
                 }
                 done[l] = size < step_tol || (res < residual_tol && size < quadratic * before[l]);
                 if (size < step_tol) {   /* c and J of this step's start (within step_tol), as
@@ -850,11 +852,12 @@ int hodyn_loop_newton(const HModel *m, int64_t N, double *q, CUTS_ARGS, int r, c
 }
 
 /* The Taylor polynomial sum_d q^(d) h^d / d! of at[D][n] into guess[n], and its last term's
- * largest |.| over the joints counted[n] (on_loops), in loops.py's _taylor's operations
+ * largest |.| over the joints counted[n] (on_loops), each in its unit[n], in loops.py's
+ * _taylor's operations
  * (products and sums apart, not fused: the same numbers as numpy's) */
 __attribute__((optimize("fp-contract=off")))
 static double taylor_start(const double *at, int D, int n, double h, const uint8_t *counted,
-                           double *guess) {
+                           const double *unit, double *guess) {
 #ifdef __clang__  /* (clang ignores GCC's attribute and contracts by default) */
 #pragma STDC FP_CONTRACT OFF
 #endif
@@ -864,7 +867,7 @@ static double taylor_start(const double *at, int D, int n, double h, const uint8
         double sum = 0.0;
         for (int d = 0; d < D; d++) sum += power[d] * at[d * n + j];
         guess[j] = sum;
-        if (counted[j]) last = larger(last, fabs(power[D - 1] * at[(D - 1) * n + j]));
+        if (counted[j]) last = larger(last, fabs(power[D - 1] * at[(D - 1) * n + j]) / unit[j]);
     }
     return last;
 }
@@ -897,7 +900,8 @@ static void step_towards(int64_t M, int n, int ma, const int32_t *active, const 
 
 /* Closed._continued: q[M][n] continued from start[M][n] to the actuated positions
  * target[M][ma] in steps of at most `step` of those that move the loops' closure (closing[ma]
- * 1: the batch's farthest sets their number; the others go along in as many steps), Newton
+ * 1; each in its unit[n]: the batch's farthest sets their number; the others go along in as
+ * many steps), Newton
  * (newton_run) with `between` iterations per step and `iterations` in the last, which with qs
  * goes on to the derivatives at rows[M] (and P J's jets); c, PJ, off, ok of the last. *all_ok
  * = 0 where some step's P J_p was near singular (then the rest is unset) */
@@ -909,10 +913,12 @@ static int continued(const HModel *m, const Cuts *k, int64_t M, const double *st
                      double *q, double *c, double *PJ, double *off, uint8_t *ok, int D, int KJ,
                      double *qs, const int32_t *rows, double *jets, int *all_ok) {
     const int n = m->n;
-    double far = 0.0;   /* the largest move of the joints that move the closure */
+    double far = 0.0;   /* the largest move of the joints that move the closure, in units */
     for (int64_t x = 0; x < M; x++)
         for (int i = 0; i < ma; i++)
-            if (closing[i]) far = larger(far, fabs(target[x * ma + i] - start[x * n + active[i]]));
+            if (closing[i])
+                far = larger(far, fabs(target[x * ma + i] - start[x * n + active[i]]) /
+                                  unit[active[i]]);
     const int steps = far / step > 1 ? (int)ceil(far / step) : 1;
     *all_ok = 0;
     memcpy(q, start, sizeof(double) * M * n);
@@ -1004,7 +1010,8 @@ int hodyn_loop_closed(const HModel *m, int64_t N, const double *qa, int ma,
             if (first && taylor && rated[e - first]) {   /* its neighbour's Taylor polynomial */
                 double guess[n];
                 if (taylor_start(qs + (size_t)ids[e - first] * D * n, D, n,
-                                 t[ids[e]] - t[ids[e - first]], counted, guess) <= taylor_tol)
+                                 t[ids[e]] - t[ids[e - first]], counted, unit, guess) <=
+                    taylor_tol)
                     memcpy(s, guess, sizeof(double) * n);
             }
         }
@@ -1101,15 +1108,17 @@ int hodyn_loop_project(int64_t N, int K1, int n, int C, int r, int KJ, const dou
  * two's derivatives scaled by the span's powers, once per window; Horner) where they span
  * time; far[M] where the actuated joints active[m] that move the loops' closure (closing[m]
  * 1) moved more than `step` from the anchor, the Taylor polynomial's last term or its
- * difference from the Hermite one exceeds `tol` on a joint on the loops (on_loops);
- * guess[M][n] (the actuated joints' own positions), anchor[M] */
+ * difference from the Hermite one exceeds `tol` on a joint on the loops (on_loops), each
+ * joint in its unit[n] (rad; the loops' length where it is prismatic: a 31 um slider's
+ * moves in metres never counted); guess[M][n] (the actuated joints' own positions),
+ * anchor[M] */
 /* hodyn_loop_predict's work (a function of its own, not inlined: the compiler fuses its sums
  * as it did in the entry point, the same numbers) */
 __attribute__((noinline))
 static int predict_run(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
-                       const uint8_t *closing, double step, double tol, const double *W,
-                       double *guess, uint8_t *far, int32_t *anchor) {
+                       const uint8_t *closing, const double *unit, double step, double tol,
+                       const double *W, double *guess, uint8_t *far, int32_t *anchor) {
     if (N < 1 || D < 2 || D > MAXK || n < 1 || M < 0 || taylor < 1 || m < 0) return HK_SIZE;
     for (int i = 0; i < m; i++)
         if (active[i] < 0 || active[i] >= n) return HK_SIZE;
@@ -1135,10 +1144,12 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
             double sum = 0.0;
             for (int k = 0; k < D; k++) sum += power[k] * qa[k * n + j];
             g[j] = sum;
-            if (counted[j]) last = larger(last, fabs(power[D - 1] * qa[(D - 1) * n + j]));
+            if (counted[j])
+                last = larger(last, fabs(power[D - 1] * qa[(D - 1) * n + j]) / unit[j]);
         }
         for (int i = 0; i < m; i++)
-            if (closing[i]) moved = larger(moved, fabs(qs[active[i]] - qa[active[i]]));
+            if (closing[i])
+                moved = larger(moved, fabs(qs[active[i]] - qa[active[i]]) / unit[active[i]]);
         int out = moved > step || last > tol;
         const double span = t[r] - t[l];
         if (span > 0) {
@@ -1163,7 +1174,7 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
             for (int j = 0; j < n; j++) {   /* (Horner) */
                 double sum = coef[2 * D - 1][j];
                 for (int k = 2 * D - 2; k >= 0; k--) sum = sum * tau + coef[k][j];
-                if (counted[j]) differ = larger(differ, fabs(sum - g[j]));
+                if (counted[j]) differ = larger(differ, fabs(sum - g[j]) / unit[j]);
                 g[j] = sum;
             }
             out |= differ > tol;
@@ -1177,17 +1188,17 @@ static int predict_run(int64_t N, int D, int n, const double *full, const double
 
 int hodyn_loop_predict(int64_t N, int D, int n, const double *full, const double *t, int64_t M,
                        const int32_t *samples, int taylor, int m, const int32_t *active,
-                       const uint8_t *closing, double step, double tol, const double *W,
-                       double *guess, uint8_t *far, int32_t *anchor) {
-    return predict_run(N, D, n, full, t, M, samples, taylor, m, active, closing, step, tol, W,
-                       guess, far, anchor);
+                       const uint8_t *closing, const double *unit, double step, double tol,
+                       const double *W, double *guess, uint8_t *far, int32_t *anchor) {
+    return predict_run(N, D, n, full, t, M, samples, taylor, m, active, closing, unit, step,
+                       tol, W, guess, far, anchor);
 }
 
 /* Closed._predicted in one call (hodyn_loop_predict, then newton_run with the derivatives;
  * their Python between was ~0.03 us a sample of the leg's file): the samples[M] between the
  * anchors of full[N][D][n] (every `taylor`-th and the last, solved with their derivatives),
  * Newton from their starts, and those whose start was too far, whose Newton moved more than
- * `step` from it or left the kept rows' residual |P c| above open_tol (m: Newton did not
+ * `step` from it (each joint in its unit[n]) or left the kept rows' residual |P c| above open_tol (m: Newton did not
  * converge there) continued from their
  * anchor instead (continued()); their positions, derivatives and P J's jets (jets, KJ) in
  * full and jets, c[M][R], PJ[M][r][n] and off[M] as hodyn_loop_newton's. *complete = 0 where
@@ -1231,8 +1242,8 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
         goto done;
     }
     {
-    if ((status = predict_run(N, D, n, full, t, M, samples, taylor, ma, active, closing, step,
-                              taylor_tol, W, guess, far, anchor)))
+    if ((status = predict_run(N, D, n, full, t, M, samples, taylor, ma, active, closing, unit,
+                              step, taylor_tol, W, guess, far, anchor)))
         goto done;
     /* Newton from the near ones' starts (all of them, as a rule: no copies) */
     int64_t F = 0;
@@ -1256,7 +1267,8 @@ int hodyn_loop_between(const HModel *m, int64_t N, int D, double *full, const do
         for (int64_t x = 0; x < B; x++) {   /* wandered off, or not closed: continued */
             const int64_t e = which[x];
             double moved = 0.0, res = 0.0;
-            for (int j = 0; j < n; j++) moved = larger(moved, fabs(q[x * n + j] - guess[e * n + j]));
+            for (int j = 0; j < n; j++)
+                moved = larger(moved, fabs(q[x * n + j] - guess[e * n + j]) / unit[j]);
             for (int i = 0; i < r; i++) {
                 double s = 0.0;
                 for (int f = 0; f < R; f++) s += Pm[R * i + f] * cn[x * R + f];
