@@ -516,7 +516,7 @@ class _Kept:
     def __init__(self, limits: Callable[[int, int], list[PathLimit]],
                  chunks: list[tuple[int, int]], M: int) -> None:
         self._chunks = chunks
-        #: the last usage pass's law (X) and its usage (:meth:`usage`)
+        #: the last usage pass's law (X, (M, 4)) and its usage (:meth:`usage`)
         self._last: tuple[Stored, Usage] | None = None
         self._kept: list[tuple[PathLimit, Stored, Stored | None]] = []
         for a, b in chunks:
@@ -553,32 +553,45 @@ class _Kept:
         and the spline's blocks keep its coefficients to the bit ~50 intervals from them:
         on the Panda's 10^4-sample Fourier path 11 of its 27 passes had 0.66-0.99 of their
         points unchanged."""
-        last, self._last = self._last, None  # (the last pass's arrays let go as made)
         M = len(X)
-        if last is None:
+        if self._last is None:
             parts = self._chunks
             use = Usage(np.empty(M), np.empty(M), np.empty(M), np.empty(M))
+            self._last = Stored.of(X), use
         else:
-            # (NaN != NaN: a point at NaN is made again, as it is wherever it is; the last
-            # X read back a chunk at a time)
-            changed = np.concatenate([np.flatnonzero((X[a:b] != last[0][a:b]).any(axis=1)) + a
-                                      for a, b in self._chunks]) // PART
             parts = []
-            for k in np.unique(changed).tolist():
+            for k in np.unique(self._changed(X) // PART).tolist():  # (a run of parts
+                # joined across one unchanged part too: a call's own cost is ~300 points')
                 a, b = k * PART, min((k + 1) * PART, M)
-                if parts and parts[-1][1] == a and a - parts[-1][0] < CHUNK:
+                if parts and a - parts[-1][1] <= PART and b - parts[-1][0] <= CHUNK:
                     parts[-1] = (parts[-1][0], b)
                 else:
                     parts.append((a, b))
-            use = Usage(*(getattr(last[1], f).copy() for f in Usage.FIELDS))
+            use = Usage(*(getattr(self._last[1], f).copy() for f in Usage.FIELDS))
+            self._last = self._last[0], use
         for a, b in parts:
             part = _usage(self.limits(a, b), X[a:b])
             for f in Usage.FIELDS:
                 getattr(use, f)[a:b] = getattr(part, f)
-        # (X kept on disk on a long path: held, it was +15 MB of the Panda's 10^5-sample
-        # path's peak RSS)
-        self._last = Stored.of(X), use
         return use
+
+    def _changed(self, X: np.ndarray) -> np.ndarray:
+        """The grid points whose row of X differs from the last pass's in any bit (a NaN
+        too), the last pass's X (on disk on a long path: held, it was +15 MB of the
+        Panda's 10^5-sample path's peak RSS) made X there, read and written a chunk at a
+        time (the rows' bits compared at once, 8 bytes a number and 4 numbers a row: a
+        row's 4 booleans read as one 32-bit number; ``.any(axis=1)`` took 3 times as
+        long)."""
+        assert self._last is not None
+        kept, out = self._last[0], []
+        for a, b in self._chunks:
+            rows = np.ascontiguousarray(X[a:b])
+            differ = rows.view(np.uint64) != kept[a:b].view(np.uint64)
+            at = np.flatnonzero(differ.view(np.uint32)[:, 0])
+            if at.size:
+                kept.write(a + int(at[0]), rows[at[0] : at[-1] + 1])
+                out.append(at + a)
+        return np.concatenate(out) if out else np.zeros(0, dtype=np.intp)
 
 
 def _widened(half: np.ndarray, at: np.ndarray, wanted: np.ndarray, most: float
