@@ -560,8 +560,10 @@ class _Kept:
             self._last = Stored.of(X), use
         else:
             parts = []
-            for k in np.unique(self._changed(X) // PART).tolist():  # (a run of parts
-                # joined across one unchanged part too: a call's own cost is ~300 points')
+            changed = np.zeros(-(-M // PART), dtype=bool)  # (per part: no sort of the rows)
+            changed[self._changed(X) // PART] = True
+            for k in np.flatnonzero(changed).tolist():  # (a run of parts joined across one
+                # unchanged part too: a call's own cost is ~300 points')
                 a, b = k * PART, min((k + 1) * PART, M)
                 if parts and a - parts[-1][1] <= PART and b - parts[-1][0] <= CHUNK:
                     parts[-1] = (parts[-1][0], b)
@@ -573,6 +575,8 @@ class _Kept:
             part = _usage(self.limits(a, b), X[a:b])
             for f in Usage.FIELDS:
                 getattr(use, f)[a:b] = getattr(part, f)
+        for f in Usage.FIELDS:  # (read-only: the next pass reads them back)
+            getattr(use, f).flags.writeable = False
         return use
 
     def _changed(self, X: np.ndarray) -> np.ndarray:
