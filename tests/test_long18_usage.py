@@ -14,7 +14,7 @@ def _whole(kept: rates._Kept, X: np.ndarray, usage=rates._usage) -> rates.Usage:
     ``usage``: rates._usage as imported, not a test's counting one)."""
     parts = [usage(kept.limits(a, b), X[a:b]) for a, b in kept._chunks]
     return rates.Usage(*(np.concatenate([getattr(p, f) for p in parts])
-                         for f in rates.Usage.FIELDS))
+                         for f in rates._USAGE_FIELDS))
 
 
 def test_a_pass_remakes_the_changed_points_alone_the_same_numbers(monkeypatch):
@@ -35,7 +35,7 @@ def test_a_pass_remakes_the_changed_points_alone_the_same_numbers(monkeypatch):
         made.append(0)
         out = incremental(self, X)
         whole = _whole(self, X)
-        for f in rates.Usage.FIELDS:
+        for f in rates._USAGE_FIELDS:
             assert np.array_equal(getattr(out, f), getattr(whole, f), equal_nan=True), f
         return out
 
@@ -73,6 +73,6 @@ def test_a_pass_after_a_change_at_one_place_remakes_its_parts_alone(monkeypatch)
     again = kept.usage(Y)
     assert seen == [256]
     whole = _whole(kept, Y)
-    for f in rates.Usage.FIELDS:
+    for f in rates._USAGE_FIELDS:
         assert np.array_equal(getattr(out, f), getattr(whole, f), equal_nan=True), f
         assert np.array_equal(getattr(again, f), getattr(whole, f), equal_nan=True), f

@@ -1,7 +1,8 @@
 """rates.kept's usage passes (issue 37, goal 4: a 10^5-sample path in 30 s): each pass makes
-every limit at every grid point (~0.45 s of CPU on the Panda's 10^5-sample Fourier path,
-whose rounds, lift and trim made 30), so none is made twice for the same law, a lift whose
-tries get no nearer its limits ends, and a pass's shares are argmax's to the bit."""
+every limit at the grid points whose law changed (``_Kept.usage``; a full pass ~0.45 s of
+CPU on the Panda's 10^5-sample Fourier path, whose rounds, lift and trim made 30), so
+none is made twice for the same law, a lift whose tries get no nearer its limits ends,
+and a pass's shares are argmax's to the bit."""
 
 from dataclasses import replace
 

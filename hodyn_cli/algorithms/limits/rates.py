@@ -68,8 +68,8 @@ being cut short and the whole motion slowed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import ClassVar, NamedTuple
+from dataclasses import dataclass, fields, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -156,14 +156,15 @@ class Usage:
     static: np.ndarray
     order: np.ndarray
 
-    #: the fields, in order
-    FIELDS: ClassVar[tuple[str, ...]] = ("affine", "higher", "static", "order")
-
     def slower(self) -> np.ndarray:
         """(M,) the factor of x that brings each point's limit of higher order within (1
         where it is): ``v^(-1 / (1 + j / 2))`` at share v of a limit of time order j, whose
         value grows as x^(1 + j / 2) (its static part aside)."""
         return np.maximum(self.higher, 1.0) ** (-1 / (1 + self.order / 2))
+
+
+#: :class:`Usage`'s fields, in order
+_USAGE_FIELDS = tuple(f.name for f in fields(Usage))
 
 
 def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
@@ -569,13 +570,13 @@ class _Kept:
                     parts[-1] = (parts[-1][0], b)
                 else:
                     parts.append((a, b))
-            use = Usage(*(getattr(self._last[1], f).copy() for f in Usage.FIELDS))
+            use = Usage(*(getattr(self._last[1], f).copy() for f in _USAGE_FIELDS))
             self._last = self._last[0], use
         for a, b in parts:
             part = _usage(self.limits(a, b), X[a:b])
-            for f in Usage.FIELDS:
+            for f in _USAGE_FIELDS:
                 getattr(use, f)[a:b] = getattr(part, f)
-        for f in Usage.FIELDS:  # (read-only: the next pass reads them back)
+        for f in _USAGE_FIELDS:  # (read-only: the next pass reads them back)
             getattr(use, f).flags.writeable = False
         return use
 
