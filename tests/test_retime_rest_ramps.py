@@ -53,7 +53,7 @@ def test_the_panda_leaves_and_reaches_its_rests_without_a_step_of_acceleration()
 def test_a_two_link_leg_from_rest_starts_at_rest_in_acceleration_too(tmp_path):
     """The command line on a 2R leg from rest to rest (1 kHz) with --jerk 50: the output's
     first and last samples have q'' = 0 (the law kept before, 0.666 s, started at q'' = 8.93
-    rad/s^2: a held robot's infinite jerk; auto now keeps the windows' 0.871 s, which
+    rad/s^2: a held robot's infinite jerk; auto now keeps the windows' 0.868 s, which
     reachability's ramped law, 5.45 times its passes' law, does not beat). In this process
     (hodyn_here: three Python starts and imports were ~0.8 s of the test's CPU)."""
     points = tmp_path / "waypoints.csv"
@@ -74,7 +74,7 @@ def test_a_two_link_leg_from_rest_starts_at_rest_in_acceleration_too(tmp_path):
         assert abs(qd[0]) <= 1e-12 * np.abs(qd).max() and abs(qd[-1]) <= 1e-12 * np.abs(qd).max()
         assert abs(qdd[0]) <= 1e-9 * np.abs(qdd).max() and abs(qdd[-1]) <= 1e-9 * np.abs(qdd).max()
         assert abs(qdd[1]) / (t[1] - t[0]) <= 50 * 1.01 and abs(qdd[-2]) / (t[-1] - t[-2]) <= 50.5
-    assert t[-1] == pytest.approx(0.87061, rel=1e-4)  # (the windows' law)
+    assert t[-1] == pytest.approx(0.86763, rel=1e-4)  # (the windows' law; 0.87061 before test_wingap18)
 
 
 def _passes(model, traj, limits, grid: int) -> tuple:

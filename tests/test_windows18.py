@@ -38,8 +38,9 @@ def programmes(monkeypatch) -> list[int]:
 def test_a_solve_that_cannot_reach_the_law_to_beat_is_given_up_one_that_can_is_not(
         tmp_path, programmes, monkeypatch):
     """The iiwa's 1 s cosine at 20 Hz with torque accelerations of 5 N m/s^2 (8 programmes to
-    3.19888 s), judged on each step in the widest trust region (STRIDE 1): against a law of
-    1 ms, out of reach, the plan stops 2 programmes early at a law a little longer; against
+    3.19888 s; 7 since the roughness is weighed by T's gradient, test_wingap18), judged on
+    each step in the widest trust region (STRIDE 1): against a law of 1 ms, out of reach, the
+    plan stops early at a law no shorter (its last programme gained nothing); against
     one of 10^9 s, which any law beats, and with nothing to beat, it is the full solve's to
     the bit."""
     monkeypatch.setattr(programme, "STRIDE", 1)
@@ -58,7 +59,7 @@ def test_a_solve_that_cannot_reach_the_law_to_beat_is_given_up_one_that_can_is_n
         plans[beat] = solver.plan([motion]).law, len(programmes)
     (full, n), (stopped, m), (easy, k) = plans[None], plans[1e-3], plans[1e9]
     assert k == n and np.array_equal(easy.coefficients, full.coefficients)
-    assert m < n and full.duration < stopped.duration < full.duration * (1 + 1e-5)
+    assert m < n and full.duration <= stopped.duration < full.duration * (1 + 1e-5)
 
 
 def _zig(relative: str, moving: list[str]):
