@@ -1097,6 +1097,20 @@ class Optimal:
         # (each arc's rows made once for every smoothing that reachability.within keeps within
         # them, and each of its laws made once: the law chosen is made again)
         kept: dict[float, Pieces] = {}
+        # (the passes' laws with their one-point dips filled, made once: each dip's rows alone)
+        fills: list[Pieces] = []
+
+        def filled() -> Pieces:
+            if not fills:
+                fills.append([])
+                for arc, law in found:
+                    at, near = reachability.dips(law.x)
+                    if at.size:
+                        bound = reachability.still_bound(reachability.still_rows(
+                            self.model, arc, names, at, self.limits, self.dynamics["gravity"]))
+                        law = reachability.filled(law, at, near, bound)
+                    fills[0].append((arc, law))
+            return fills[0]
 
         def play(steps: int, scale: float, within: bool = False
                  ) -> reachability.Played | str | None:
@@ -1140,6 +1154,9 @@ class Optimal:
                     kept[reach] = [(arc, reachability.within(arc, law, rows, reach, interpolate))
                                    for (arc, law), rows in zip(found, arc_rows, strict=True)]
                 pieces = kept[reach]
+            else:  # (played under the law with its dips filled: reachability.filled)
+                pieces = [(arc, replace(law, played=reachability.smoothed_lowered(law, reach)))
+                          for arc, law in filled()]
             rises[steps, scale] = rise, flat
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
                                        flat)

@@ -1343,18 +1343,89 @@ CALMING = 3
 
 def lowered_duration(law: Law, reach: float) -> float:
     """The duration of ``law`` (at least PASSES + 3 points: else its own) smoothed over
-    ``reach`` seconds and lowered (:func:`smoothed`, :func:`lowered`), as :func:`played`
-    plays it before its ramps, warps and fit."""
+    ``reach`` seconds and lowered (:func:`_smoothed_lowered`), as :func:`played` plays it
+    before its ramps, warps and fit."""
     if len(law.x) < PASSES + 3:
         return law.duration
     return law_duration(law.sigma, _smoothed_lowered(law, reach))
 
 
 def _smoothed_lowered(law: Law, reach: float) -> Column:
-    """:func:`smoothed` over ``reach`` seconds, then :func:`lowered` (law: at least PASSES +
-    3 points; each on disk, made a block at a time)."""
+    """:func:`smoothed` over ``reach`` seconds, then lowered (:func:`smoothed_lowered`) under
+    the law with its one-point dips filled to their neighbours' level (:data:`DIP`'s rule:
+    without the rows, :func:`filled`'s bound is not known) (law: at least PASSES + 3 points;
+    each on disk, made a block at a time)."""
+    at, near = dips(law.x)
+    return smoothed_lowered(filled(law, at, near, np.full(at.size, np.inf)), reach)
+
+
+def smoothed_lowered(law: Law, reach: float) -> Column:
+    """The x a law whose one-point dips are filled (:func:`filled`) is played with:
+    :func:`smoothed` over ``reach`` seconds, then lowered under the law itself
+    (:func:`_lowered`); the law's own x where it is too short to smooth."""
+    if len(law.x) < PASSES + 3:
+        return law.x
     half = _widths(law, reach)
     return _lowered(law.x, _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half))))
+
+
+def dips(x: Column) -> tuple[np.ndarray, np.ndarray]:
+    """(at, near): the grid points inside the law whose x is below :data:`DIP` of both its
+    neighbours' (the forward pass's glitches, or a valley of the limits a grid interval
+    wide), and the lesser of their neighbours' x."""
+    at, near = [np.zeros(0, dtype=int)], [np.zeros(0)]
+    for a, block in _blocks(x):
+        lo, hi = max(0, a - 1), min(len(x), a + len(block) + 1)
+        around = x[lo:hi]
+        least = np.minimum(around[:-2], around[2:])
+        i = np.flatnonzero(around[1:-1] < DIP * least)
+        at.append(i + lo + 1)
+        near.append(least[i])
+    return np.concatenate(at), np.concatenate(near)
+
+
+def still_bound(r: Rows) -> np.ndarray:
+    """The largest x each point's rows allow with u = 0 (the played law's at a valley's
+    bottom, where it turns from braking to speeding up): the least ``gamma / beta`` of the
+    rows with ``beta > 0`` (and a positive bound: :func:`_needs`'), and the top."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.where((r.beta > 0) & (r.gamma > 0), r.gamma / r.beta, np.inf)
+    return np.minimum(bound.min(axis=1, initial=np.inf), r.top)
+
+
+def filled(law: Law, at: np.ndarray, near: np.ndarray, bound: np.ndarray) -> Law:
+    """The law with x at its one-point dips ``at`` (:func:`dips`; ``near``: the lesser of
+    their neighbours' x) raised to the lesser of ``near`` and ``bound`` there
+    (:func:`still_bound` of its rows), never lowered.
+
+    Why: the passes can brake onto a grid point far below what its rows allow and speed up
+    again (HyQ's leg on a 9-harmonic Fourier path at 20 Hz: x 2.5, 0, 6.2, where the rows
+    allow 41.6 at the middle point); taken as a ceiling, the played law stops there.
+    Filled to the neighbours' level alone (:data:`DIP`'s rule, :func:`lowered`), a valley
+    of the limits themselves a grid interval wide (Laikago's: 11.8, 5.0, 13.0, its rows 5.9
+    at u = 0 in the middle, where the played law turns) was played at 10.4, its hip's
+    torque 1.74 times its limit there."""
+    if not at.size:
+        return law
+
+    def lifted() -> Iterator[tuple[int, np.ndarray]]:
+        for a, block in _blocks(law.x):
+            block = np.array(block, dtype=float)
+            inside = (at >= a) & (at < a + len(block))
+            i = at[inside] - a
+            block[i] = np.maximum(block[i], np.minimum(near[inside], bound[inside]))
+            yield a, block
+
+    return replace(law, x=_kept(len(law.x), lifted()))
+
+
+def still_rows(model: Model, arc: Arc, names: tuple[str, ...], at: np.ndarray, limits: Limits,
+               gravity=GRAVITY) -> Rows:
+    """The rows of ``limits`` at the grid points ``at`` of ``arc`` (sorted; :func:`rows`,
+    without :func:`chorded`'s lowering, which needs each point's neighbours)."""
+    sigma = np.asarray(arc.sigma[at], dtype=float)
+    return rows(path_limits(model, Trajectory(names, arc.jet(sigma, 3), sigma), limits, 0,
+                            gravity=gravity))
 
 
 def lowered(x: Column, smooth: np.ndarray, reach: int) -> np.ndarray:
@@ -1383,13 +1454,21 @@ def lowered(x: Column, smooth: np.ndarray, reach: int) -> np.ndarray:
     is the torque limit, which the final fit paid with 0.21 % of the whole motion); at the
     far end the law's slope carried on from its last two intervals (the forward pass binds
     u at an interval's first point: its last u was 0.2 % beyond the limit at the end).
-    (Whole: :func:`_lowered` made a block at a time.)"""
-    return _lowered(x, smooth, reach)[:]
+    (Whole: :func:`_factored` made a block at a time.)"""
+    return _factored(x, smooth, reach)[:]
 
 
 def _lowered(x: Column, smooth: Column, reach: int) -> Column:
+    """The smoothed law ``smooth`` lowered under a law x whose one-point dips are filled
+    (:func:`filled`): the ceiling x itself (no :data:`DIP` rule), the points raised above it
+    lowered by what they are raised by (:func:`_shifted`), else as :func:`lowered` lowers
+    them (its factor field); ``smooth`` itself where it is nowhere above x."""
+    return _factored(x, smooth, reach, filled=True)
+
+
+def _factored(x: Column, smooth: Column, reach: int, filled: bool = False) -> Column:
     """:func:`lowered` a block at a time (``smooth`` itself where it is nowhere above the
-    ceiling; else on disk)."""
+    ceiling; else on disk); ``filled``: :func:`_lowered`."""
     M = len(x)
     ends = []  # (each end's factor at most: its slopes')
     for end, inward in ((0, slice(0, 4)), (-1, slice(M - 4, M))):
@@ -1401,37 +1480,97 @@ def _lowered(x: Column, smooth: Column, reach: int) -> Column:
             slope = min(slope, 2 * slope - (law[2] - law[1]))
         ends.append(slope / smooth_slope if slope > 0 and smooth_slope > slope * (
             1 + ROUNDING) else np.inf)
-    lowest = [np.inf]
+    lowest, raised = [np.inf], [False]
 
-    def need() -> Iterator[tuple[int, np.ndarray]]:  # min(1, ceiling / smooth)
+    def ceilings() -> Iterator[tuple[int, np.ndarray, np.ndarray]]:  # (a, smooth, ceiling)
         for a, s in _blocks(smooth):
             b = a + len(s)
+            if filled:
+                yield a, s, x[a:b]
+                continue
             lo, hi = max(0, a - 1), min(M, b + 1)  # (a point's neighbours: the dips)
             around = x[lo:hi]
             ceiling = around.copy()
             near = np.minimum(around[:-2], around[2:])
             dip = np.flatnonzero(around[1:-1] < DIP * near) + 1
             ceiling[dip] = near[dip - 1]
-            ceiling = ceiling[a - lo : a - lo + len(s)]
+            yield a, s, ceiling[a - lo : a - lo + len(s)]
+
+    def at_ends(a: int, factor: np.ndarray) -> np.ndarray:
+        if a == 0:
+            factor[0] = min(factor[0], ends[0])
+        if a + len(factor) == M:
+            factor[-1] = min(factor[-1], ends[1])
+        return factor
+
+    def need() -> Iterator[tuple[int, np.ndarray]]:  # min(1, ceiling / smooth)
+        for a, s, ceiling in ceilings():
+            above = s > ceiling * (1 + ROUNDING)
+            raised[0] = raised[0] or bool(above.any())
             with np.errstate(divide="ignore", invalid="ignore"):
-                factor = np.where(s > ceiling * (1 + ROUNDING), ceiling / s, 1.0)
-            if a == 0:
-                factor[0] = min(factor[0], ends[0])
-            if b == M:
-                factor[-1] = min(factor[-1], ends[1])
+                factor = at_ends(a, np.where(above, ceiling / s, 1.0))
             lowest[0] = min(lowest[0], float(factor.min()))
             yield a, factor
 
     factor = _kept(M, need())
     if lowest[0] >= 1.0:
         return smooth
-    field = _beneath(factor, max(1, reach // PASSES))
+    width = max(1, reach // PASSES)
+    if filled and raised[0]:
+        shifted = _shifted(x, smooth, width, ends)
+        if shifted is not None:
+            return shifted
+    field = _beneath(factor, width)
 
     def product() -> Iterator[tuple[int, np.ndarray]]:
         for a, f in _blocks(field):  # (the averages of ones are one to rounding: not above)
             yield a, smooth[a : a + len(f)] * np.minimum(f, 1.0)
 
     return _kept(M, product())
+
+
+def _shifted(x: Column, smooth: Column, width: int, ends: list[float]) -> Column | None:
+    """The smoothed law ``smooth`` less a field D at least what it is raised by above the law
+    x at every point (``max(0, smooth - x)``'s greatest over ``PASSES width`` points either
+    side, averaged by PASSES moving averages over ``width``: :func:`beneath` of its
+    negative), and times the field of the ends' factors alone (``ends``, :func:`lowered`'s):
+    at most x wherever the smoothing raised it; None where that is not above 0 inside the
+    law, or lowers an end at rest (then the factor field, :func:`lowered`).
+
+    Why not the factor's field there: where the smoothing raises a narrow, deep valley of x
+    (a torque bound that falls to a few percent of the law around it over a grid interval
+    or two, where the path turns sharply: Laikago's and HyQ's legs on a 9-harmonic Fourier
+    path, x 600 -> 5 -> 600 within ~40 intervals), the factor at its bottom (5 / 17) spread
+    over the field's reach multiplied points where x is ~450 by ~0.3: the played law 2.3-7
+    % longer than the passes' and its slopes u = x'/2 twice the braking its torque allows
+    there (the final fit 1.37 times slower). D lowers every point by the bottom's deficit
+    alone (~12 there), never by more than the factor field does where the law is at least
+    as fast as at the valley's bottom, and its slope is that deficit over the field's
+    reach, not the law's whole depth over it."""
+    M = len(x)
+    depth = _beneath(_kept(M, ((a, np.minimum(x[a : a + len(s)] - s, 0.0))
+                               for a, s in _blocks(smooth))), width)  # (-D)
+
+    def at_ends() -> Iterator[tuple[int, np.ndarray]]:
+        for a in range(0, M, BLOCK):
+            factor = np.ones(min(BLOCK, M - a))
+            if a == 0:
+                factor[0] = min(1.0, ends[0])
+            if a + len(factor) == M:
+                factor[-1] = min(factor[-1], ends[1])
+            yield a, factor
+
+    sides = None if min(ends) == np.inf else _beneath(_kept(M, at_ends()), width)
+    out = _kept(M, ((a, smooth[a : a + len(d)] * (1.0 if sides is None else np.minimum(
+        sides[a : a + len(d)], 1.0)) + d) for a, d in _blocks(depth)))
+    inside = min(float(v[max(0, 1 - a) : M - 1 - a].min(initial=np.inf)) for a, v in _blocks(out))
+    rests_kept = all(v == 0 for v, end in zip(_ends_of(out), _ends_of(x), strict=True)
+                     if end == 0)
+    moving_kept = all(v > 0 for v, end in zip(_ends_of(out), _ends_of(x), strict=True)
+                      if end > 0)
+    if inside <= 0 or not (rests_kept and moving_kept):
+        return None
+    return out
 
 
 #: a grid point whose x is below this share of both its neighbours' is the forward pass's
