@@ -24,14 +24,14 @@ def _valley() -> reachability.Law:
 
 
 def test_a_valley_is_lowered_by_its_own_deficit_not_by_its_factor():
-    """:func:`reachability.smoothed_lowered` keeps x at most the law wherever the kernel
+    """:func:`reachability.smoothed_shifted` keeps x at most the law wherever the kernel
     raised it, lowers no point by more than the most it raised one (11.9 here), and brakes
     on the valley's arms within 6 % of the law's 1500 (the spline's u = x'/2; the factor
     field of :func:`reachability.lowered`: 187 lower and 3160, twice the torque there)."""
     law, reach = _valley(), 0.005
     smooth = reachability.smoothed(law, reach)
     raised = smooth > law.x
-    played = np.asarray(reachability.smoothed_lowered(law, reach)[:])
+    played = np.asarray(reachability.smoothed_shifted(law, reach)[:])
     assert raised.any() and np.all(played[raised] <= law.x[raised] * (1 + 1e-12))
     assert np.all(smooth - played <= (smooth - law.x).max() * (1 + 1e-9))
     arm = (law.x > 50) & (law.x < 550)

@@ -1097,7 +1097,8 @@ class Optimal:
         # (each arc's rows made once for every smoothing that reachability.within keeps within
         # them, and each of its laws made once: the law chosen is made again)
         kept: dict[float, Pieces] = {}
-        # (the passes' laws with their one-point dips filled, made once: each dip's rows alone)
+        # (the passes' laws with their one-point dips filled, made once where the third
+        # candidate is played: each dip's rows alone)
         fills: list[Pieces] = []
 
         def filled() -> Pieces:
@@ -1112,11 +1113,12 @@ class Optimal:
                     fills[0].append((arc, law))
             return fills[0]
 
-        def play(steps: int, scale: float, within: bool = False
+        def play(steps: int, scale: float, within: bool = False, shifted: bool = False
                  ) -> reachability.Played | str | None:
             """The law played with the kernel of ``steps`` at ``scale`` (made afresh at each
-            pass; ``within``: kept within the passes' rows, :func:`reachability.within`); a
-            reason where it cannot be."""
+            pass; ``within``: kept within the passes' rows, :func:`reachability.within`;
+            ``shifted``: its dips filled and lowered by its deficit,
+            :func:`reachability.smoothed_shifted`); a reason where it cannot be."""
             reach, rise = reachability.kernel(steps, rate, floor, scale)
             pieces, flat = found, None
             if higher:
@@ -1154,8 +1156,8 @@ class Optimal:
                     kept[reach] = [(arc, reachability.within(arc, law, rows, reach, interpolate))
                                    for (arc, law), rows in zip(found, arc_rows, strict=True)]
                 pieces = kept[reach]
-            else:  # (played under the law with its dips filled: reachability.filled)
-                pieces = [(arc, replace(law, played=reachability.smoothed_lowered(law, reach)))
+            elif shifted:
+                pieces = [(arc, replace(law, played=reachability.smoothed_shifted(law, reach)))
                           for arc, law in filled()]
             rises[steps, scale] = rise, flat
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
@@ -1174,12 +1176,14 @@ class Optimal:
             inner.fit(lambda: motion, continuous=True)
             return inner
 
-        def fitted_within(steps: int, scale: float) -> tuple[Optimal, reachability.Played
-                                                             ] | None:
-            """The law kept within the passes' rows (:func:`reachability.within`) played
-            with the kernel of ``steps`` at ``scale`` and fitted; None where it cannot be,
-            or its played law's derivatives disagree, or its path leaves a limit."""
-            made = play(steps, scale, within=True)
+        def fitted_other(steps: int, scale: float, within: bool
+                         ) -> tuple[Optimal, reachability.Played] | None:
+            """The law kept within the passes' rows (``within``: :func:`reachability.within`;
+            else its dips filled and lowered by its deficit,
+            :func:`reachability.smoothed_shifted`) played with the kernel of ``steps`` at
+            ``scale`` and fitted; None where it cannot be, or its played law's derivatives
+            disagree, or its path leaves a limit."""
+            made = play(steps, scale, within=within, shifted=not within)
             if not isinstance(made, reachability.Played):
                 return None
             try:
@@ -1187,11 +1191,12 @@ class Optimal:
             except (TrajectoryError, Infeasible):
                 return None
 
-        best: tuple[Optimal, tuple[int, float, bool]] | None = None
-        kept_best: tuple[Optimal, tuple[int, float, bool]] | None = None  # (within's)
+        best: tuple[Optimal, tuple[int, float, bool, bool]] | None = None
+        kept_best: tuple[Optimal, tuple[int, float, bool, bool]] | None = None  # (within's)
+        shifted_best: tuple[Optimal, tuple[int, float, bool, bool]] | None = None
         motion: reachability.Played | None = None
         made: reachability.Played | str | None = None
-        built: tuple[int, float, bool] = (0, 1.0, False)
+        built: tuple[int, float, bool, bool] = (0, 1.0, False, False)
         # (with limits of higher orders the smoothing is widened where they need it anyway:
         # from 2 steps on, the first that validate passes; 1 step was slower on the iiwa's and
         # the Panda's Fourier paths with their limits files, 3.465 s against 3.395 s and
@@ -1210,12 +1215,12 @@ class Optimal:
             the law kept within the passes' rows as ``kept_best`` where the fit slowed the
             lowered one): whether validate passed it, or the run's reason where
             reachability cannot go on."""
-            nonlocal best, kept_best, motion, made, built
+            nonlocal best, kept_best, shifted_best, motion, made, built
             motion = made = None  # (one played law at a time: the one before made again)
             if (steps, scale) in self._failed:  # (its lazy fit's, made after all)
-                built = (0, 1.0, False)
+                built = (0, 1.0, False, False)
                 return False
-            made, built = play(steps, scale), (steps, scale, False)
+            made, built = play(steps, scale), (steps, scale, False, False)
             if isinstance(made, str):
                 return made
             if made is None:
@@ -1252,19 +1257,38 @@ class Optimal:
                 # 8 %, the rows keeping the peaks a wider smoothing is there to smooth:
                 # one played law and fit fewer, 0.2-0.4 s of the G1 arm's 8-waypoint path)
                 motion = made = None
-                built = (0, 1.0, False)  # (each made again if chosen)
-                other = fitted_within(steps, scale)
+                built = (0, 1.0, False, False)  # (each made again if chosen)
+                other = fitted_other(steps, scale, within=True)
                 if other is not None and other[0].consistent and (
                         kept_best is None or other[0].duration < kept_best[0].duration):
-                    kept_best = other[0], (steps, scale, True)
+                    kept_best = other[0], (steps, scale, True, False)
                 # (memory: one smoothing's laws within the rows kept, the candidate's, not
                 # one per smoothing tried: each holds its arcs' laws over the whole grid)
                 kept_reach = None if kept_best is None else reachability.kernel(
                     kept_best[1][0], rate, floor, kept_best[1][1])[0]
                 for gone in [r for r in kept if r != kept_reach]:
                     del kept[gone]
+            if within and not higher and inner.consistent and inner.duration > (
+                    1 + CLOSE) * inner.path.span:
+                # (and the law with its dips filled and lowered by its deficit, not its
+                # factor (reachability.smoothed_shifted): where a narrow, deep valley of the
+                # limits leaves the lowered law beyond them, as on Laikago's and HyQ's legs'
+                # Fourier paths, whose first fits were 1.37-1.58 times slower than their
+                # lowered laws, 1.02-1.03 than these; a third candidate, not the lowered law
+                # itself: where that fits, the deficit's field, which lowers a point by as
+                # much wherever it reaches, was longer, 1e-5 to 2.6e-4 on the Kinova arm's
+                # and the human arm's Fourier paths)
+                motion = made = None
+                built = (0, 1.0, False, False)
+                other = fitted_other(steps, scale, within=False)
+                # (at each smoothing tried where the lowered law's fit is beyond CLOSE, the
+                # shortest kept: the fastest kernel was not the first's on HyQ's leg at 20
+                # Hz, 4.7278 s against 4.7878)
+                if other is not None and other[0].consistent and (
+                        shifted_best is None or other[0].duration < shifted_best[0].duration):
+                    shifted_best = other[0], (steps, scale, False, True)
             if inner.consistent and (best is None or inner.duration < best[0].duration):
-                best = inner, (steps, scale, False)
+                best = inner, (steps, scale, False, False)
             return inner.consistent
 
         for scale in dict.fromkeys((own, 1.0)):
@@ -1298,9 +1322,9 @@ class Optimal:
         # (the lowered law's, then within's where it was tried: each slowed locally, the
         # shorter kept; not the shorter before that, as a law shorter before its local
         # slowing may end longer after it)
-        candidates = [best] + ([kept_best] if kept_best is not None else [])
+        candidates = [best] + [c for c in (kept_best, shifted_best) if c is not None]
 
-        def replayed(chosen: tuple[int, float, bool]
+        def replayed(chosen: tuple[int, float, bool, bool]
                      ) -> Callable[[reachability.Played, list[Stored]], reachability.Played]:
             def again(motion: reachability.Played, fields: list[Stored]
                       ) -> reachability.Played:
@@ -1318,7 +1342,8 @@ class Optimal:
 
             return again
 
-        done: tuple[Optimal, reachability.Played, tuple[int, float, bool], float] | None = None
+        done: tuple[Optimal, reachability.Played, tuple[int, float, bool, bool], float
+                    ] | None = None
         for i, (inner, chosen) in enumerate(candidates):
             if _beaten(i, [inner for inner, _ in candidates], None if done is None else done[0]):
                 continue  # (not played again: its output stays as long, and is not kept)
@@ -1347,7 +1372,7 @@ class Optimal:
             if done is None or inner.duration < done[0].duration:
                 done = inner, motion, chosen, reach
             motion = made = None
-            built = (0, 1.0, False)
+            built = (0, 1.0, False, False)
         assert done is not None
         inner, motion, chosen, reach = done
         if not inner.consistent and self._lazy:  # (a lazy first fit, its local slowing

@@ -1343,30 +1343,34 @@ CALMING = 3
 
 def lowered_duration(law: Law, reach: float) -> float:
     """The duration of ``law`` (at least PASSES + 3 points: else its own) smoothed over
-    ``reach`` seconds and lowered (:func:`_smoothed_lowered`), as :func:`played` plays it
-    before its ramps, warps and fit."""
+    ``reach`` seconds and lowered (:func:`smoothed`, :func:`lowered`), as :func:`played`
+    plays it before its ramps, warps and fit."""
     if len(law.x) < PASSES + 3:
         return law.duration
     return law_duration(law.sigma, _smoothed_lowered(law, reach))
 
 
 def _smoothed_lowered(law: Law, reach: float) -> Column:
-    """:func:`smoothed` over ``reach`` seconds, then lowered (:func:`smoothed_lowered`) under
-    the law with its one-point dips filled to their neighbours' level (:data:`DIP`'s rule:
-    without the rows, :func:`filled`'s bound is not known) (law: at least PASSES + 3 points;
-    each on disk, made a block at a time)."""
-    at, near = dips(law.x)
-    return smoothed_lowered(filled(law, at, near, np.full(at.size, np.inf)), reach)
+    """:func:`smoothed` over ``reach`` seconds, then :func:`lowered` (law: at least PASSES +
+    3 points; each on disk, made a block at a time)."""
+    half = _widths(law, reach)
+    return _lowered(law.x, _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half))))
 
 
-def smoothed_lowered(law: Law, reach: float) -> Column:
-    """The x a law whose one-point dips are filled (:func:`filled`) is played with:
-    :func:`smoothed` over ``reach`` seconds, then lowered under the law itself
-    (:func:`_lowered`); the law's own x where it is too short to smooth."""
+def smoothed_shifted(law: Law, reach: float) -> Column:
+    """The x a law whose one-point dips are filled (:func:`filled`) is played with as
+    :meth:`~hodyn_cli.algorithms.limits.optimal.Optimal._smoothings`' third candidate:
+    :func:`smoothed` over ``reach`` seconds, less the field of what that raised above the
+    law (:func:`_shifted`; where that is not above 0, :func:`lowered`'s factor field), then
+    :func:`_lowered` (no lower where nothing is above its ceiling: the DIP rule's
+    neighbours' level at a filled dip is above the fill); the law's own x where it is too
+    short to smooth."""
     if len(law.x) < PASSES + 3:
         return law.x
     half = _widths(law, reach)
-    return _lowered(law.x, _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half))))
+    smooth, reach_points = _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half)))
+    shifted = _shifted(law.x, smooth, max(1, reach_points // PASSES), _end_factors(law.x, smooth))
+    return _lowered(law.x, smooth if shifted is None else shifted, reach_points)
 
 
 def dips(x: Column) -> tuple[np.ndarray, np.ndarray]:
@@ -1454,21 +1458,13 @@ def lowered(x: Column, smooth: np.ndarray, reach: int) -> np.ndarray:
     is the torque limit, which the final fit paid with 0.21 % of the whole motion); at the
     far end the law's slope carried on from its last two intervals (the forward pass binds
     u at an interval's first point: its last u was 0.2 % beyond the limit at the end).
-    (Whole: :func:`_factored` made a block at a time.)"""
-    return _factored(x, smooth, reach)[:]
+    (Whole: :func:`_lowered` made a block at a time.)"""
+    return _lowered(x, smooth, reach)[:]
 
 
 def _lowered(x: Column, smooth: Column, reach: int) -> Column:
-    """The smoothed law ``smooth`` lowered under a law x whose one-point dips are filled
-    (:func:`filled`): the ceiling x itself (no :data:`DIP` rule), the points raised above it
-    lowered by what they are raised by (:func:`_shifted`), else as :func:`lowered` lowers
-    them (its factor field); ``smooth`` itself where it is nowhere above x."""
-    return _factored(x, smooth, reach, filled=True)
-
-
-def _factored(x: Column, smooth: Column, reach: int, filled: bool = False) -> Column:
     """:func:`lowered` a block at a time (``smooth`` itself where it is nowhere above the
-    ceiling; else on disk); ``filled``: :func:`_lowered`."""
+    ceiling; else on disk)."""
     M = len(x)
     ends = []  # (each end's factor at most: its slopes')
     for end, inward in ((0, slice(0, 4)), (-1, slice(M - 4, M))):
@@ -1480,47 +1476,31 @@ def _factored(x: Column, smooth: Column, reach: int, filled: bool = False) -> Co
             slope = min(slope, 2 * slope - (law[2] - law[1]))
         ends.append(slope / smooth_slope if slope > 0 and smooth_slope > slope * (
             1 + ROUNDING) else np.inf)
-    lowest, raised = [np.inf], [False]
+    lowest = [np.inf]
 
-    def ceilings() -> Iterator[tuple[int, np.ndarray, np.ndarray]]:  # (a, smooth, ceiling)
+    def need() -> Iterator[tuple[int, np.ndarray]]:  # min(1, ceiling / smooth)
         for a, s in _blocks(smooth):
             b = a + len(s)
-            if filled:
-                yield a, s, x[a:b]
-                continue
             lo, hi = max(0, a - 1), min(M, b + 1)  # (a point's neighbours: the dips)
             around = x[lo:hi]
             ceiling = around.copy()
             near = np.minimum(around[:-2], around[2:])
             dip = np.flatnonzero(around[1:-1] < DIP * near) + 1
             ceiling[dip] = near[dip - 1]
-            yield a, s, ceiling[a - lo : a - lo + len(s)]
-
-    def at_ends(a: int, factor: np.ndarray) -> np.ndarray:
-        if a == 0:
-            factor[0] = min(factor[0], ends[0])
-        if a + len(factor) == M:
-            factor[-1] = min(factor[-1], ends[1])
-        return factor
-
-    def need() -> Iterator[tuple[int, np.ndarray]]:  # min(1, ceiling / smooth)
-        for a, s, ceiling in ceilings():
-            above = s > ceiling * (1 + ROUNDING)
-            raised[0] = raised[0] or bool(above.any())
+            ceiling = ceiling[a - lo : a - lo + len(s)]
             with np.errstate(divide="ignore", invalid="ignore"):
-                factor = at_ends(a, np.where(above, ceiling / s, 1.0))
+                factor = np.where(s > ceiling * (1 + ROUNDING), ceiling / s, 1.0)
+            if a == 0:
+                factor[0] = min(factor[0], ends[0])
+            if b == M:
+                factor[-1] = min(factor[-1], ends[1])
             lowest[0] = min(lowest[0], float(factor.min()))
             yield a, factor
 
     factor = _kept(M, need())
     if lowest[0] >= 1.0:
         return smooth
-    width = max(1, reach // PASSES)
-    if filled and raised[0]:
-        shifted = _shifted(x, smooth, width, ends)
-        if shifted is not None:
-            return shifted
-    field = _beneath(factor, width)
+    field = _beneath(factor, max(1, reach // PASSES))
 
     def product() -> Iterator[tuple[int, np.ndarray]]:
         for a, f in _blocks(field):  # (the averages of ones are one to rounding: not above)
@@ -1571,6 +1551,23 @@ def _shifted(x: Column, smooth: Column, width: int, ends: list[float]) -> Column
     if inside <= 0 or not (rests_kept and moving_kept):
         return None
     return out
+
+
+def _end_factors(x: Column, smooth: Column) -> list[float]:
+    """Each end's factor at most (:func:`lowered`'s: the law's slope over the smoothed
+    one's; +inf where the smoothed law leaves no faster)."""
+    M = len(x)
+    ends = []
+    for end, inward in ((0, slice(0, 4)), (-1, slice(M - 4, M))):
+        law, smoothed_end = x[inward], smooth[inward]
+        if end:
+            law, smoothed_end = law[::-1], smoothed_end[::-1]
+        slope, smooth_slope = law[1] - law[0], end_slope(smoothed_end)
+        if end:  # (u bound at its interval's first point: carried on to the end's)
+            slope = min(slope, 2 * slope - (law[2] - law[1]))
+        ends.append(slope / smooth_slope if slope > 0 and smooth_slope > slope * (
+            1 + ROUNDING) else np.inf)
+    return ends
 
 
 #: a grid point whose x is below this share of both its neighbours' is the forward pass's
