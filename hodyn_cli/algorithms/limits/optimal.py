@@ -1209,6 +1209,17 @@ class Optimal:
         own = reachability.scale_of(found)
         passes = sum(law.duration for _, law in found)  # (before the smoothing)
 
+        def shorter(steps: int, scale: float) -> bool:
+            """Whether the law with its dips filled and lowered by its deficit
+            (:func:`reachability.smoothed_shifted`) is shorter than the lowered law before
+            their ramps and fits at the kernel of ``steps`` at ``scale``: else it is not
+            played (where it is longer, the deficit's field lowered slower points than
+            the one raised, the factor field's their share: its fit was no shorter)."""
+            reach = reachability.kernel(steps, rate, floor, scale)[0]
+            return sum(reachability.law_duration(arc.sigma, reachability.smoothed_shifted(
+                law, reach)) for arc, law in filled()) < sum(
+                reachability.lowered_duration(law, reach) for _, law in found)
+
         def attempt(steps: int, scale: float, within: bool = True) -> str | bool:
             """The law played with the kernel of ``steps`` at ``scale`` and fitted, kept as
             ``best`` where validate passes it and it is the shortest yet (and, ``within``,
@@ -1269,7 +1280,7 @@ class Optimal:
                 for gone in [r for r in kept if r != kept_reach]:
                     del kept[gone]
             if within and not higher and inner.consistent and inner.duration > (
-                    1 + CLOSE) * inner.path.span:
+                    1 + CLOSE) * inner.path.span and shorter(steps, scale):
                 # (and the law with its dips filled and lowered by its deficit, not its
                 # factor (reachability.smoothed_shifted): where a narrow, deep valley of the
                 # limits leaves the lowered law beyond them, as on Laikago's and HyQ's legs'
