@@ -1357,6 +1357,81 @@ def _smoothed_lowered(law: Law, reach: float) -> Column:
     return _lowered(law.x, _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half))))
 
 
+def smoothed_shifted(law: Law, reach: float) -> Column:
+    """The x a law whose one-point dips are filled (:func:`filled`) is played with as
+    :meth:`~hodyn_cli.algorithms.limits.optimal.Optimal._smoothings`' third candidate:
+    :func:`smoothed` over ``reach`` seconds, less the field of what that raised above the
+    law (:func:`_shifted`; where that is not above 0, :func:`lowered`'s factor field), then
+    :func:`_lowered` (no lower where nothing is above its ceiling: the DIP rule's
+    neighbours' level at a filled dip is above the fill); the law's own x where it is too
+    short to smooth."""
+    if len(law.x) < PASSES + 3:
+        return law.x
+    half = _widths(law, reach)
+    smooth, reach_points = _smoothed(law.x, half), PASSES * int(np.ceil(_largest(half)))
+    shifted = _shifted(law.x, smooth, max(1, reach_points // PASSES), _end_factors(law.x, smooth))
+    return _lowered(law.x, smooth if shifted is None else shifted, reach_points)
+
+
+def dips(x: Column) -> tuple[np.ndarray, np.ndarray]:
+    """(at, near): the grid points inside the law whose x is below :data:`DIP` of both its
+    neighbours' (the forward pass's glitches, or a valley of the limits a grid interval
+    wide), and the lesser of their neighbours' x."""
+    at, near = [np.zeros(0, dtype=int)], [np.zeros(0)]
+    for a, block in _blocks(x):
+        lo, hi = max(0, a - 1), min(len(x), a + len(block) + 1)
+        around = x[lo:hi]
+        least = np.minimum(around[:-2], around[2:])
+        i = np.flatnonzero(around[1:-1] < DIP * least)
+        at.append(i + lo + 1)
+        near.append(least[i])
+    return np.concatenate(at), np.concatenate(near)
+
+
+def still_bound(r: Rows) -> np.ndarray:
+    """The largest x each point's rows allow with u = 0 (the played law's at a valley's
+    bottom, where it turns from braking to speeding up): the least ``gamma / beta`` of the
+    rows with ``beta > 0`` (and a positive bound: :func:`_needs`'), and the top."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = np.where((r.beta > 0) & (r.gamma > 0), r.gamma / r.beta, np.inf)
+    return np.minimum(bound.min(axis=1, initial=np.inf), r.top)
+
+
+def filled(law: Law, at: np.ndarray, near: np.ndarray, bound: np.ndarray) -> Law:
+    """The law with x at its one-point dips ``at`` (:func:`dips`; ``near``: the lesser of
+    their neighbours' x) raised to the lesser of ``near`` and ``bound`` there
+    (:func:`still_bound` of its rows), never lowered.
+
+    Why: the passes can brake onto a grid point far below what its rows allow and speed up
+    again (HyQ's leg on a 9-harmonic Fourier path at 20 Hz: x 2.5, 0, 6.2, where the rows
+    allow 41.6 at the middle point); taken as a ceiling, the played law stops there.
+    Filled to the neighbours' level alone (:data:`DIP`'s rule, :func:`lowered`), a valley
+    of the limits themselves a grid interval wide (Laikago's: 11.8, 5.0, 13.0, its rows 5.9
+    at u = 0 in the middle, where the played law turns) was played at 10.4, its hip's
+    torque 1.74 times its limit there."""
+    if not at.size:
+        return law
+
+    def lifted() -> Iterator[tuple[int, np.ndarray]]:
+        for a, block in _blocks(law.x):
+            block = np.array(block, dtype=float)
+            inside = (at >= a) & (at < a + len(block))
+            i = at[inside] - a
+            block[i] = np.maximum(block[i], np.minimum(near[inside], bound[inside]))
+            yield a, block
+
+    return replace(law, x=_kept(len(law.x), lifted()))
+
+
+def still_rows(model: Model, arc: Arc, names: tuple[str, ...], at: np.ndarray, limits: Limits,
+               gravity=GRAVITY) -> Rows:
+    """The rows of ``limits`` at the grid points ``at`` of ``arc`` (sorted; :func:`rows`,
+    without :func:`chorded`'s lowering, which needs each point's neighbours)."""
+    sigma = np.asarray(arc.sigma[at], dtype=float)
+    return rows(path_limits(model, Trajectory(names, arc.jet(sigma, 3), sigma), limits, 0,
+                            gravity=gravity))
+
+
 def lowered(x: Column, smooth: np.ndarray, reach: int) -> np.ndarray:
     """The smoothed law ``smooth`` times a factor field ``f <= min(1, x / smooth)``: at most
     the law x itself wherever the smoothing raised it (where x turns from braking to
@@ -1432,6 +1507,67 @@ def _lowered(x: Column, smooth: Column, reach: int) -> Column:
             yield a, smooth[a : a + len(f)] * np.minimum(f, 1.0)
 
     return _kept(M, product())
+
+
+def _shifted(x: Column, smooth: Column, width: int, ends: list[float]) -> Column | None:
+    """The smoothed law ``smooth`` less a field D at least what it is raised by above the law
+    x at every point (``max(0, smooth - x)``'s greatest over ``PASSES width`` points either
+    side, averaged by PASSES moving averages over ``width``: :func:`beneath` of its
+    negative), and times the field of the ends' factors alone (``ends``, :func:`lowered`'s):
+    at most x wherever the smoothing raised it; None where that is not above 0 inside the
+    law, or lowers an end at rest (then the factor field, :func:`lowered`).
+
+    Why not the factor's field there: where the smoothing raises a narrow, deep valley of x
+    (a torque bound that falls to a few percent of the law around it over a grid interval
+    or two, where the path turns sharply: Laikago's and HyQ's legs on a 9-harmonic Fourier
+    path, x 600 -> 5 -> 600 within ~40 intervals), the factor at its bottom (5 / 17) spread
+    over the field's reach multiplied points where x is ~450 by ~0.3: the played law 2.3-7
+    % longer than the passes' and its slopes u = x'/2 twice the braking its torque allows
+    there (the final fit 1.37 times slower). D lowers every point by the bottom's deficit
+    alone (~12 there), never by more than the factor field does where the law is at least
+    as fast as at the valley's bottom, and its slope is that deficit over the field's
+    reach, not the law's whole depth over it."""
+    M = len(x)
+    depth = _beneath(_kept(M, ((a, np.minimum(x[a : a + len(s)] - s, 0.0))
+                               for a, s in _blocks(smooth))), width)  # (-D)
+
+    def at_ends() -> Iterator[tuple[int, np.ndarray]]:
+        for a in range(0, M, BLOCK):
+            factor = np.ones(min(BLOCK, M - a))
+            if a == 0:
+                factor[0] = min(1.0, ends[0])
+            if a + len(factor) == M:
+                factor[-1] = min(factor[-1], ends[1])
+            yield a, factor
+
+    sides = None if min(ends) == np.inf else _beneath(_kept(M, at_ends()), width)
+    out = _kept(M, ((a, smooth[a : a + len(d)] * (1.0 if sides is None else np.minimum(
+        sides[a : a + len(d)], 1.0)) + d) for a, d in _blocks(depth)))
+    inside = min(float(v[max(0, 1 - a) : M - 1 - a].min(initial=np.inf)) for a, v in _blocks(out))
+    rests_kept = all(v == 0 for v, end in zip(_ends_of(out), _ends_of(x), strict=True)
+                     if end == 0)
+    moving_kept = all(v > 0 for v, end in zip(_ends_of(out), _ends_of(x), strict=True)
+                      if end > 0)
+    if inside <= 0 or not (rests_kept and moving_kept):
+        return None
+    return out
+
+
+def _end_factors(x: Column, smooth: Column) -> list[float]:
+    """Each end's factor at most (:func:`lowered`'s: the law's slope over the smoothed
+    one's; +inf where the smoothed law leaves no faster)."""
+    M = len(x)
+    ends = []
+    for end, inward in ((0, slice(0, 4)), (-1, slice(M - 4, M))):
+        law, smoothed_end = x[inward], smooth[inward]
+        if end:
+            law, smoothed_end = law[::-1], smoothed_end[::-1]
+        slope, smooth_slope = law[1] - law[0], end_slope(smoothed_end)
+        if end:  # (u bound at its interval's first point: carried on to the end's)
+            slope = min(slope, 2 * slope - (law[2] - law[1]))
+        ends.append(slope / smooth_slope if slope > 0 and smooth_slope > slope * (
+            1 + ROUNDING) else np.inf)
+    return ends
 
 
 #: a grid point whose x is below this share of both its neighbours' is the forward pass's
