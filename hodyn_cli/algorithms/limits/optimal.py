@@ -1142,7 +1142,7 @@ class Optimal:
                 pieces = kept[reach]
             rises[steps, scale] = rise, flat
             return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
-                                       flat)
+                                       flat, 1.0 / rate)
 
         def fitted(motion: reachability.Played, lazy: bool = False) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate
@@ -1295,7 +1295,7 @@ class Optimal:
                                                                    strict=True)]
                 rise, flat = rises[chosen[:2]]
                 made = reachability.played(pieces, path_orders, names, t0, 0.0, rise,
-                                           step(chosen[1]), flat)
+                                           step(chosen[1]), flat, 1.0 / rate)
                 assert made is not None  # (played so before)
                 return made
 
