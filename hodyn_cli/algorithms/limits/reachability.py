@@ -2008,7 +2008,7 @@ class Played:
             for a in range(first, len(warped.sigma), BLOCK):
                 sigma, along = warped.points(a, min(a + BLOCK, len(warped.sigma)))
                 for c in range(0, len(sigma), BLOCK):  # (a chunk of BLOCK points at most)
-                    tau, rates = warped.at(sigma[c : c + BLOCK], along[c : c + BLOCK])
+                    tau, rates = warped.along(sigma[c : c + BLOCK], along[c : c + BLOCK])
                     q, t = compose(arc.jet(sigma[c : c + BLOCK], self.orders),
                                    rates[:, : self.orders - 1]), start + tau
                     chunk = Trajectory(self.names, q, t)
@@ -2132,9 +2132,13 @@ class Warped:
         """The time from its first point to its last, warped."""
         return float(self._times(self.t[-1:])[0][-1])
 
-    def at(self, sigma: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(tau, rates) at the points sigma (rising; t: their times along the law,
-        :meth:`points`'): their times from the start, warped, and the law's time
+    def at(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """(tau, rates) at the points a .. b-1 (:meth:`along`)."""
+        return self.along(self.sigma[a:b], self.t[a:b])
+
+    def along(self, sigma: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(tau, rates) at the points sigma (rising; t: their times along the law, as
+        :meth:`points` gives them): their times from the start, warped, and the law's time
         derivatives there (E, K)."""
         K = self.K
         x = self.x.window(float(sigma[0]), float(sigma[-1]))
