@@ -2015,11 +2015,24 @@ def _elapsed(x: BSpline, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 #: rest over the whole interval, its q'' up to 90 % off the law's there, and the fit slowed
 #: the whole motion 15.9 % (16 % over toppra; 0.27 % with them: tests/test_gaps17_played.py)
 NEAR = 40
+#: the played points are at most this many of the output's steps apart in time (more are
+#: played inside a longer interval, :meth:`Warped.points`): the output's samples are
+#: resampled between them (:func:`~hodyn_cli.algorithms.limits.programme.between`), its top
+#: order q^(D-1) as the derivative of a cubic Hermite interpolant of q^(D-2), whose error on
+#: an interval h long is ~h^3 |q^(D+2)| / 125, and ``hodyn validate`` allows it 10 times the
+#: trapezoid rule's error on the output's step dt, ``dt^2 / 12 |q^(D+1)|``: a ratio of about
+#: ``(h / dt)^2 h omega / 100``, omega the motion's fastest rate there, at most ~1 / h where
+#: the grid resolves it (0.15 at 4 steps). The grid's ~1 ms intervals, fixed while the output
+#: got finer, put the Kinova arm's loop on ANYmal at 10 kHz at 1.46 times the tolerance for
+#: q^(4) in its last 10 ms (intervals of 1.1-4.5 ms as the law stops; every smoothing, each
+#: narrower than an interval, alike): the windows' law, 19 % longer, was the result
+#: (tests/test_loop18_played.py)
+OUTPUT_STEPS = 4
 
 
 def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
            t0: float = 0.0, reach: float = 0.0, rise: float = RAMP, step: float = 0.0,
-           rated: float | None = None) -> Played | None:
+           rated: float | None = None, sampled: float = 0.0) -> Played | None:
     """The motion along the pieces in turn (:class:`Played`: chunk by chunk), each law
     smoothed (:func:`smoothed`, the kernel ``reach`` seconds either side), lowered where
     that raised it above the law (:func:`lowered`) and sampled at its grid points (q ..
@@ -2036,7 +2049,8 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
     :func:`~hodyn_cli.algorithms.limits.rates.shape`), else on an output of ``step``
     seconds (0: none)
     warped by a :class:`~hodyn_cli.algorithms.limits.ramps.Start` (:func:`_start`: the
-    jerk there that ``hodyn validate`` reads the step's scale from); None where the
+    jerk there that ``hodyn validate`` reads the step's scale from); its points at most
+    :data:`OUTPUT_STEPS` of the output's steps ``sampled`` apart (0: the grid's); None where the
     output needs a derivative of the law beyond x^(5) (orders > :data:`ORDERS`), or q^(6)
     through a corner (the warp leaves sigma^(6) there, and the direction q_sigma jumps: q^(6)
     would jump)."""
@@ -2055,7 +2069,8 @@ def played(pieces: list[tuple[Arc, Law]], orders: int, names: tuple[str, ...],
         held = rated is not None
         ramps = _ramps(i, len(pieces), arc, held)
         warped = _warped(law, reach, rise, ramps, orders,
-                         ends if step > 0 and not held else (False, False), step, rated or 0.0)
+                         ends if step > 0 and not held else (False, False), step, rated or 0.0,
+                         OUTPUT_STEPS * sampled)
         laws.append((arc, warped, start))
         start += warped.duration
     return Played(laws, orders, names)
@@ -2118,7 +2133,7 @@ class Played:
         if self.stored:
             yield from self._read()
             return
-        points = sum(len(warped.sigma) for _, warped, _ in self.laws)
+        points = sum(warped.count() for _, warped, _ in self.laws)
         keep, made = points * (self.orders * len(self.names) + 1) * 8 <= KEPT, []
         played = points - len(self.laws) + 1  # (a corner's point played once)
         q_on: Stored | None = None if keep else Stored(played, (self.orders, len(self.names)))
@@ -2127,22 +2142,23 @@ class Played:
         first = 0
         for arc, warped, start in self.laws:
             for a in range(first, len(warped.sigma), BLOCK):
-                b = min(a + BLOCK, len(warped.sigma))
-                tau, rates = warped.at(a, b)
-                q, t = compose(arc.jet(warped.sigma[a:b], self.orders),
-                               rates[:, : self.orders - 1]), start + tau
-                chunk = Trajectory(self.names, q, t)
-                if keep:  # (shared by every pass: read-only)
-                    q.setflags(write=False)
-                    t.setflags(write=False)
-                    made.append(chunk)
-                else:  # (each pass reads its own copy: nothing shared to guard)
-                    assert q_on is not None and t_on is not None
-                    done = bounds[-1][1] if bounds else 0
-                    q_on.write(done, q)
-                    t_on.write(done, t)
-                    bounds.append((done, done + len(t)))
-                yield chunk
+                sigma, along = warped.points(a, min(a + BLOCK, len(warped.sigma)))
+                for c in range(0, len(sigma), BLOCK):  # (a chunk of BLOCK points at most)
+                    tau, rates = warped.along(sigma[c : c + BLOCK], along[c : c + BLOCK])
+                    q, t = compose(arc.jet(sigma[c : c + BLOCK], self.orders),
+                                   rates[:, : self.orders - 1]), start + tau
+                    chunk = Trajectory(self.names, q, t)
+                    if keep:  # (shared by every pass: read-only)
+                        q.setflags(write=False)
+                        t.setflags(write=False)
+                        made.append(chunk)
+                    else:  # (each pass reads its own copy: nothing shared to guard)
+                        assert q_on is not None and t_on is not None
+                        done = bounds[-1][1] if bounds else 0
+                        q_on.write(done, q)
+                        t_on.write(done, t)
+                        bounds.append((done, done + len(t)))
+                    yield chunk
             first = 1  # (the corner: the last arc's end)
         if keep and not self.kept:  # (a whole pass made: the next ones read it; once, where
             # a pass made meanwhile kept it already)
@@ -2175,7 +2191,9 @@ class Warped:
     smoothed law (a quintic spline, :func:`law_spline`), and the ``warps`` of its ends (at its
     start, at its end; None: not warped): a corner's :class:`~hodyn_cli.algorithms.limits.ramps.Ramp`, a
     rest's :class:`~hodyn_cli.algorithms.limits.ramps.Start` at the motion's own ends
-    (``end``: the time of its last point, warped at its start). :meth:`at`: a chunk's
+    (``end``: the time of its last point, warped at its start). :meth:`points`: a chunk
+    of its points and those played between them where two are more than ``longest``
+    seconds apart (0: none); :meth:`at`: their
     times and the law's time derivatives there (sigma_dot .. sigma^(K), from x ..
     x^(K-1), x^(5) piecewise constant), made afresh. Memory: a chunk's; sigma, t and the
     spline's coefficients are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`),
@@ -2187,6 +2205,59 @@ class Warped:
     K: int
     warps: tuple[Warp | None, Warp | None]
     end: float
+    longest: float = 0.0
+
+    def points(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
+        """(sigma, t) of the points a .. b-1 and after each, up to the next, as many more as
+        make their steps at most :attr:`longest` seconds (:data:`OUTPUT_STEPS`): ``n - 1``
+        where the step is ``n - 1`` to ``n`` times that, at ``sqrt(x)`` evenly spaced
+        between the two (x linear between them: evenly spaced in time; from a rest, where
+        x is 0, sigma grows as the square of it), their times along the law
+        (:func:`_elapsed`)."""
+        c = min(b + 1, len(self.t))  # (the next point closes the last interval)
+        sigma, t = self.sigma[a:c], self.t[a:c]
+        n = self._steps(t)
+        at = np.flatnonzero(n > 1)
+        if not len(at):
+            return sigma[: b - a], t[: b - a]
+        n = n[at]
+        x = self.x.window(float(sigma[at[0]]), float(sigma[at[-1] + 1]))
+        r0, r1 = (np.sqrt(np.maximum(x(sigma[i]), 0.0)) for i in (at, at + 1))
+        which = np.repeat(np.arange(len(at)), n - 1)  # (each new point's interval)
+        ends = np.concatenate([[0], np.cumsum(n - 1)])  # (each interval's first new point)
+        k = np.arange(len(which)) - ends[which]  # (each new point's place in its interval)
+        f = (k + 1) / n[which]
+        r0, r1, both = r0[which], r1[which], (r0 + r1)[which]
+        share = f * (2 * r0 + f * (r1 - r0)) / np.where(both > 0, both, 1.0)
+        i = at[which]
+        s0, s1 = sigma[i], sigma[i + 1]
+        new = s0 + np.where(both > 0, share, f) * (s1 - s0)
+        # (timed step by step, each step's time along the law (:func:`_elapsed`) summed over
+        # its interval and the sums scaled to the interval's own time: the law's time
+        # integrated at once from an end, 5 Gauss points over a whole interval next to a rest,
+        # erred by ~1e-6 of it, and the output's q'' at 10 kHz by 1e-5 there)
+        steps = _elapsed(x, np.where(k > 0, np.roll(new, 1), s0), new)
+        last = _elapsed(x, new[ends[1:] - 1], sigma[at + 1])  # (each interval's last step)
+        run = np.cumsum(steps)
+        run -= np.repeat(run[ends[:-1]] - steps[ends[:-1]], n - 1)  # (from each interval's start)
+        whole = run[ends[1:] - 1] + last
+        times = t[i] + run * ((t[at + 1] - t[at]) / whole)[which]
+        return (np.insert(sigma[: b - a], i + 1, new), np.insert(t[: b - a], i + 1, times))
+
+    def count(self) -> int:
+        """How many points :meth:`points` gives in all."""
+        extra = 0
+        for a in range(0, len(self.t) - 1, BLOCK):
+            extra += int(np.sum(self._steps(self.t[a : a + BLOCK + 1]) - 1))
+        return len(self.t) + extra
+
+    def _steps(self, t: np.ndarray) -> np.ndarray:
+        """How many steps :meth:`points` plays each interval between the points at times t
+        in (1: as it is)."""
+        steps = np.diff(t)
+        if not self.longest:
+            return np.ones(len(steps), dtype=int)
+        return np.maximum(np.ceil(steps / self.longest), 1).astype(int)
 
     def times(self, a: int, b: int) -> np.ndarray:
         """The times of the points a .. b-1 from the start, warped."""
@@ -2198,14 +2269,19 @@ class Warped:
         return float(self._times(self.t[-1:])[0][-1])
 
     def at(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-        """(tau, rates) at the points a .. b-1: their times from the start, warped, and the
-        law's time derivatives there (E, K)."""
-        sigma, K = self.sigma[a:b], self.K
+        """(tau, rates) at the points a .. b-1 (:meth:`along`)."""
+        return self.along(self.sigma[a:b], self.t[a:b])
+
+    def along(self, sigma: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(tau, rates) at the points sigma (rising; t: their times along the law, as
+        :meth:`points` gives them): their times from the start, warped, and the law's time
+        derivatives there (E, K)."""
+        K = self.K
         x = self.x.window(float(sigma[0]), float(sigma[-1]))
         X = x.jet(sigma, K)
         X[:, 0] = np.maximum(X[:, 0], 0.0)
         jet = np.concatenate([sigma[:, None], time_derivatives(X)], axis=1)[:, :, None]
-        tau, warp = self._times(self.t[a:b])
+        tau, warp = self._times(t)
         if warp is None:
             return tau, jet[:, 1:, 0]
         return tau, compose(jet, warp[:, 1:])[:, 1:, 0]
@@ -2339,13 +2415,15 @@ SHORTEST = 4
 
 
 def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orders: int = 5,
-            rests: tuple[bool, bool] = (False, False), step: float = 0.0, flat: float = 0.0
-            ) -> Warped:
+            rests: tuple[bool, bool] = (False, False), step: float = 0.0, flat: float = 0.0,
+            longest: float = 0.0) -> Warped:
     """The played law of one piece (:class:`Warped`): its smoothed law, its points (its grid,
     and :data:`NEAR` more next to each corner and each warped rest) and their times from its
     start, the ramps of its corners and the warps of its ``rests`` (at the motion's own ends, on an output of
     ``step`` seconds: :func:`_start`); the law's time derivatives there sigma_dot ..
-    sigma^(K), K = max(4, orders - 1), are made chunk by chunk (:meth:`Warped.at`)."""
+    sigma^(K), K = max(4, orders - 1), are made chunk by chunk (:meth:`Warped.at`), with
+    more points where two are more than ``longest`` seconds apart (:meth:`Warped.points`; 0:
+    none)."""
     K = max(4, orders - 1)
     smooth: Column = law.x
     if law.played is not None:
@@ -2375,7 +2453,7 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     if first is not None:  # (the end's time as the start's warp moves it)
         last = np.where(last < first.tail - first.delay, first.inverse(last),
                         last + first.delay)
-    return Warped(points, t, x, K, (warps[0], warps[1]), float(last[0]))
+    return Warped(points, t, x, K, (warps[0], warps[1]), float(last[0]), longest)
 
 
 #: the points :func:`_at_joins` adds to a piece at most: a ramp's joins (the flat step's two
