@@ -129,3 +129,15 @@ def test_small_real_columns_stay():
     column. Far above rounding, all 39 stay (a threshold of 1e-6 would leave 31)."""
     model = load_model(URDF / "iiwa14.urdf")
     assert len(R.base_parameters(shrunk(model, 1e-6), gravity=(0, 0, 0)).independent) == 39
+
+
+def test_a_free_body_without_joints_has_its_ten_parameters():
+    """A robot of one free body (no joints: no screw to stack) floating: its ten inertial
+    parameters are all identifiable from the root's wrench (docs/floating.md's ``hodyn
+    regressor urdf/free_body.urdf ... --floating-base --base``; it raised, exit 3)."""
+    from hodyn_cli.algorithms.dynamics.regressor import base_parameters
+    from hodyn_cli.modeling.urdf import load_model
+
+    base = base_parameters(load_model(URDF / "free_body.urdf"), floating_base=True)
+    assert base.independent.tolist() == list(range(10))
+    assert base.names[0] == "m_hull"

@@ -265,8 +265,8 @@ def base_parameters(model: Model, *, samples: int = 200, seed: int = 0, gravity=
 
 def length_unit(model: Model) -> float:
     """The robot's length unit (m): the power of ten nearest the sum of its joints' offsets
-    (1 where they are 0). Every bundled robot's is 1 m; the same robot in mm has 1e-3 m
-    (its lengths' numbers 1e3 times larger), so that :func:`base_parameters` sees it in
+    (1 where they are 0). Every bundled robot's is 1 m; the same robot written in mm (its
+    lengths' numbers 1e3 times larger) has 1e3, so that :func:`base_parameters` sees it in
     numbers of the 1 m one.
 
     >>> from pathlib import Path
@@ -282,7 +282,7 @@ def _moving(model: Model, names) -> np.ndarray:
     """(len(names),) bool: the velocity coordinates ``names`` that move along an axis without
     turning (prismatic joints; a planar or free joint's translations): their rates are in m
     (kg for their inertia, N for their rows), the others' in rad."""
-    screws = np.concatenate(model.subspaces, axis=1)
+    screws = np.concatenate([np.zeros((6, 0)), *model.subspaces], axis=1)  # (none: a free body)
     dof = {name: d for d, name in enumerate(model.dof_names)}
     return np.array([not screws[:3, dof[name]].any() for name in names], dtype=bool)
 

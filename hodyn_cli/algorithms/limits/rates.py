@@ -588,6 +588,7 @@ class _Kept:
         row's 4 booleans read as one 32-bit number; ``.any(axis=1)`` took 3 times as
         long)."""
         assert self._last is not None
+        assert X.shape[1] == 4, X.shape  # (the 4 booleans of a row as one 32-bit number)
         kept, out = self._last[0], []
         for a, b in self._chunks:
             rows = np.ascontiguousarray(X[a:b])
