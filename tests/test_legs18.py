@@ -59,16 +59,16 @@ def test_a_one_point_dip_is_filled_to_what_its_rows_allow_at_rest():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("urdf", "joints", "rate", "peer", "within"), [
+@pytest.mark.parametrize(("urdf", "joints", "rate", "found"), [
     ("laikago_description/urdf/laikago.urdf", ["FL_hip_joint", "FL_thigh_joint",
-                                               "FL_calf_joint"], 100.0, 3.7278, 1.05),
+                                               "FL_calf_joint"], 100.0, 3.88788),
     ("laikago_description/urdf/laikago.urdf", ["FL_hip_joint", "FL_thigh_joint",
-                                               "FL_calf_joint"], 20.0, 3.7345, 1.06),
+                                               "FL_calf_joint"], 20.0, 3.93461),
     ("hyq_description/robots/hyq_no_sensors.urdf", ["lf_haa_joint", "lf_hfe_joint",
-                                                    "lf_kfe_joint"], 100.0, 4.5435, 1.05),
+                                                    "lf_kfe_joint"], 100.0, 4.70750),
     ("hyq_description/robots/hyq_no_sensors.urdf", ["lf_haa_joint", "lf_hfe_joint",
-                                                    "lf_kfe_joint"], 20.0, 4.5435, 1.05)])
-def test_a_legs_fourier_path_is_nearer_toppra(urdf, joints, rate, peer, within):
+                                                    "lf_kfe_joint"], 20.0, 4.72776)])
+def test_a_legs_fourier_path_is_nearer_toppra(urdf, joints, rate, found):
     """Laikago's and HyQ's front left legs (the rest held) on stranger_sweep17's ``fourier9``
     path at 100 and 20 Hz (2001 and 401 samples): toppra 3.7278, 3.7345, ~4.543 and 4.5435
     s. With the factor field and the dips filled to their neighbours: 4.01214, 4.10839,
@@ -79,4 +79,5 @@ def test_a_legs_fourier_path_is_nearer_toppra(urdf, joints, rate, peer, within):
     traj = generate(model, "fourier", duration=20.0, rate=rate, derivatives=4, harmonics=9,
                     base_frequency=0.25, seed=7)
     _, opt = hodyn_cli.retime_optimal(model, traj)
-    assert opt.used == "reachability" and opt.duration < within * peer, opt.duration
+    # (pinned at what was won, not at toppra's +5 %: a step back would pass that)
+    assert opt.used == "reachability" and opt.duration < 1.0001 * found, opt.duration
