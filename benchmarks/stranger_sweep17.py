@@ -304,17 +304,22 @@ def summary(rows: list[dict]) -> None:
                   f"{'; '.join(r.get('notes', []))} ({r['command']})")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def arguments(description: str, keep: Path) -> argparse.ArgumentParser:
+    """The sweeps' command line (``keep``: the inputs' folder by default)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--only", default="",
                         help="comma-separated ROBOT, PATH, PATH@RATE or MODE: the runs that "
                              "match every kind given (robots among robots, and so on)")
     parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
-    parser.add_argument("--keep", type=Path, default=Path("/tmp/sweep17/in"),
+    parser.add_argument("--keep", type=Path, default=keep,
                         help="folder of the inputs and outputs (kept for reproducers)")
     parser.add_argument("--no-peer", action="store_true", help="toppra not run")
     parser.add_argument("--summary", type=Path, help="only summarise this --json's rows")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = arguments(__doc__.splitlines()[0], Path("/tmp/sweep17/in")).parse_args()
     if args.summary:
         summary(json.loads(args.summary.read_text()))
         return

@@ -32,7 +32,6 @@ recomputed: ``NOT_RECOMPUTED``). Inputs and outputs stay in ``--keep`` (default
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -327,15 +326,7 @@ def summary(rows: list[dict]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", default="",
-                        help="comma-separated ROBOT, PATH, PATH@RATE or MODE: the runs that "
-                             "match every kind given (robots among robots, and so on)")
-    parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
-    parser.add_argument("--keep", type=Path, default=Path("/tmp/sweep18/in"),
-                        help="folder of the inputs and outputs (kept for reproducers)")
-    parser.add_argument("--no-peer", action="store_true", help="toppra not run")
-    parser.add_argument("--summary", type=Path, help="only summarise this --json's rows")
+    parser = s17.arguments(__doc__.splitlines()[0], Path("/tmp/sweep18/in"))
     parser.add_argument("--start", type=int, default=0,
                         help="skip the first START runs of the list (a sweep resumed)")
     args = parser.parse_args()

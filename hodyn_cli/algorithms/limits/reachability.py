@@ -1466,16 +1466,7 @@ def _lowered(x: Column, smooth: Column, reach: int) -> Column:
     """:func:`lowered` a block at a time (``smooth`` itself where it is nowhere above the
     ceiling; else on disk)."""
     M = len(x)
-    ends = []  # (each end's factor at most: its slopes')
-    for end, inward in ((0, slice(0, 4)), (-1, slice(M - 4, M))):
-        law, smoothed_end = x[inward], smooth[inward]
-        if end:
-            law, smoothed_end = law[::-1], smoothed_end[::-1]
-        slope, smooth_slope = law[1] - law[0], end_slope(smoothed_end)
-        if end:  # (u bound at its interval's first point: carried on to the end's)
-            slope = min(slope, 2 * slope - (law[2] - law[1]))
-        ends.append(slope / smooth_slope if slope > 0 and smooth_slope > slope * (
-            1 + ROUNDING) else np.inf)
+    ends = _end_factors(x, smooth)  # (each end's factor at most: its slopes')
     lowest = [np.inf]
 
     def need() -> Iterator[tuple[int, np.ndarray]]:  # min(1, ceiling / smooth)
