@@ -1129,12 +1129,19 @@ class Optimal:
         # (the passes' laws with their one-point dips filled, made once where the third
         # candidate is played: each dip's rows alone)
         fills: list[Pieces] = []
+        dipped: list[list[tuple[np.ndarray, np.ndarray]]] = []
+
+        def dips() -> list[tuple[np.ndarray, np.ndarray]]:
+            """Each of the passes' laws' one-point dips (:func:`reachability.dips`), found
+            once: read by the third candidate's gate at each smoothing, and by its fill."""
+            if not dipped:
+                dipped.append([reachability.dips(law.x) for _, law in found])
+            return dipped[0]
 
         def filled() -> Pieces:
             if not fills:
                 fills.append([])
-                for arc, law in found:
-                    at, near = reachability.dips(law.x)
+                for (arc, law), (at, near) in zip(found, dips(), strict=True):
                     if at.size:
                         bound = reachability.still_bound(reachability.still_rows(
                             self.model, arc, names, at, self.limits, self.dynamics["gravity"]))
@@ -1315,9 +1322,8 @@ class Optimal:
                 for gone in [r for r in kept if r != kept_reach]:
                     del kept[gone]
             if within and not higher and inner.consistent and inner.duration > (
-                    1 + SHIFTED) * inner.path.span and any(
-                    reachability.dips(law.x)[0].size for _, law in found) and shorter(
-                    steps, scale):
+                    1 + SHIFTED) * inner.path.span and any(at.size for at, _ in dips()) and (
+                    shorter(steps, scale)):
                 # (and the law with its dips filled and lowered by its deficit, not its
                 # factor (reachability.smoothed_shifted): where a narrow, deep valley of the
                 # limits leaves the lowered law beyond them, as on Laikago's and HyQ's legs'
