@@ -101,7 +101,8 @@ def test_the_local_slowing_s_fields_made_a_block_at_a_time_are_the_whole_ones(mo
     times = []
     for arc, warped, start in motion.laws:  # (the whole arrays)
         n = len(warped.sigma)
-        tau = np.concatenate([warped.at(a, min(a + 50, n))[0] for a in range(0, n, 50)])
+        tau = np.concatenate([warped.along(warped.sigma[a:a + 50], warped.t[a:a + 50])[0]
+                              for a in range(0, n, 50)])
         times.append(start + tau[np.searchsorted(warped.sigma[:], np.asarray(arc.sigma))])
     s = np.array([times[0][3] + 1e-4, times[0][400], times[1][-2] - 1e-4, times[1][-1] + 1])
     y = np.array([0.9, 0.97, 0.95, 0.5])

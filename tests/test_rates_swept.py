@@ -111,7 +111,7 @@ def test_the_ramps_joins_are_played_points_and_the_output_between_them_is_the_la
         points.write(0, fine)
         denser = reachability.Warped(points, reachability._times_along(warped.x, points),
                                      warped.x, warped.K, warped.warps, warped.end)
-        at, rates = denser.at(0, len(fine))
+        at, rates = denser.along(denser.sigma[:], denser.t[:])
         exact = compose(arc.jet(fine, 5), rates[:, :4])[:, 4]
         errors.append(np.abs(between(path, start + at, 4) - exact))
         taus.append(np.minimum(at, end - at) / rise)  # (rises from the nearer rest)

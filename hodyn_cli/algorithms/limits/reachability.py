@@ -2184,7 +2184,7 @@ class Warped:
     rest's :class:`~hodyn_cli.algorithms.limits.ramps.Start` at the motion's own ends
     (``end``: the time of its last point, warped at its start). :meth:`points`: a chunk
     of its points and those played between them where two are more than ``longest``
-    seconds apart (0: none); :meth:`at`: their
+    seconds apart (0: none); :meth:`along`: their
     times and the law's time derivatives there (sigma_dot .. sigma^(K), from x ..
     x^(K-1), x^(5) piecewise constant), made afresh. Memory: a chunk's; sigma, t and the
     spline's coefficients are on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`),
@@ -2258,10 +2258,6 @@ class Warped:
     def duration(self) -> float:
         """The time from its first point to its last, warped."""
         return float(self._times(self.t[-1:])[0][-1])
-
-    def at(self, a: int, b: int) -> tuple[np.ndarray, np.ndarray]:
-        """(tau, rates) at the points a .. b-1 (:meth:`along`)."""
-        return self.along(self.sigma[a:b], self.t[a:b])
 
     def along(self, sigma: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(tau, rates) at the points sigma (rising; t: their times along the law, as
@@ -2412,7 +2408,7 @@ def _warped(law: Law, reach: float, rise: float, corner: tuple[bool, bool], orde
     and :data:`NEAR` more next to each corner and each warped rest) and their times from its
     start, the ramps of its corners and the warps of its ``rests`` (at the motion's own ends, on an output of
     ``step`` seconds: :func:`_start`); the law's time derivatives there sigma_dot ..
-    sigma^(K), K = max(4, orders - 1), are made chunk by chunk (:meth:`Warped.at`), with
+    sigma^(K), K = max(4, orders - 1), are made chunk by chunk (:meth:`Warped.along`), with
     more points where two are more than ``longest`` seconds apart (:meth:`Warped.points`; 0:
     none)."""
     K = max(4, orders - 1)
