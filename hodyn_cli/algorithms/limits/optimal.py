@@ -50,11 +50,14 @@ from hodyn_cli.algorithms.limits.programme import (
     STEEP,
     KinkCeiling,
     PathGrid,
+    Stretches,
     TimeLaw,
     between,
     path_limits,
+    rests_inside,
     slowness,
     solve_windows,
+    stretches,
     time_scale,
 )
 from hodyn_cli.algorithms.limits.rests import Pauses
@@ -865,6 +868,10 @@ class Optimal:
         #: (its binding: played ``k`` times slower it fits) and that sampling's slowing of the
         #: law (None: none was beyond; :meth:`_resampled`)
         self.slowed: tuple[Binding, float] | None = None
+        #: the least inconsistency, as :meth:`_fitted`'s, of the samplings within their
+        #: limits of :meth:`_resampled`'s last call (0: none was; :meth:`_windows` plans again
+        #: on it where it failed)
+        self.resampled_lag = 0.0
         #: the fit that :meth:`lazily` left to :meth:`settled` (None: none left)
         self.pending: Callable[[], Optimal] | None = None
         #: the local slowing's first sampling as :meth:`lazily`'s fit made its dynamics,
@@ -948,6 +955,7 @@ class Optimal:
             return path_limits(self.model, window, limits, **self.dynamics)
 
         degree = max(5, path.orders)
+        v: np.ndarray | float = 1.0
         if self.uniform:
             law = TimeLaw(path.t[[0, -1]], np.full(degree + 1, x0), degree)
         else:
@@ -957,12 +965,35 @@ class Optimal:
             # at most, could not bring below reachability's is not worth its programmes,
             # :meth:`_hopeless`)
             beat = 0.0 if self.beat is None else self.beat / (1 - FIT)
+            slow = slowness(path)
+            stretched = self._stretched(path, limits, slow, uniform, degree)
             law = solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling,
-                                pace, self.progress, cap, slowness(path), start, self.stepping,
-                                beat)
-        self.peak = float(np.sqrt(law.coefficients.max() / x0))  # (they bound the spline)
+                                pace, self.progress, cap, slow, start, self.stepping, beat,
+                                stretched)
+            v = 1.0 if stretched is None else stretched.coefficients
+        # (they bound the spline; each against its stretch's uniform speed, as the cap)
+        self.peak = float(np.sqrt((law.coefficients / v**2).max() / x0))
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
+
+    def _stretched(self, path: Trajectory, limits: Limits, slow: np.ndarray,
+                   uniform: Binding, degree: int) -> Stretches | None:
+        """The grid ``path``'s stretches between its rests inside (``slow``: its
+        :func:`slowness`; :func:`~hodyn_cli.algorithms.limits.programme.rests_inside`) and
+        how many times the path's ``uniform`` speed each one's own uniform scaling is within
+        ``limits`` at the grid points, v (``ScaleSearch``'s per segment; 1 where none
+        binds: :func:`~hodyn_cli.algorithms.limits.programme.stretches`), for :func:`solve`'s
+        caps and smoothness: each stretch as if it were a path from rest to rest, which
+        :data:`~hodyn_cli.algorithms.limits.programme.CAP` was measured on. None: no rest
+        inside (one stretch, v = 1)."""
+        joins = rests_inside(slow)
+        if not joins.size:
+            return None
+        search = ScaleSearch(self.model, limits, tuple(path.t[joins]))
+        search.add(self._laws(path), path)
+        # (a stretch no limit binds at the grid points, a hold at rest: the path's cap)
+        v = np.array([1.0 if b is None else max(b.x / uniform.x, 1.0) for b in search.best])
+        return stretches(path.t, slow, joins, v, degree)
 
     def _survey(self, chunks: Iterable[Trajectory], limits: Limits,
                 keep: Callable[[Trajectory], None], count: Callable[[], int]) -> Binding:
@@ -1863,6 +1894,10 @@ class Optimal:
                     self._restore(passed)
                 assert self.final is not None
                 return self.final
+            if self.final is not None and lag <= 1:
+                # (consistent as planned, not once resampled at the rate: the samplings'
+                # least inconsistency judges it, which the output would have)
+                lag = max(lag, self.resampled_lag)
             if passed is not None:  # the raised cap's law is not consistent: the first one
                 self._restore(passed)
                 assert self.final is not None
@@ -1966,6 +2001,7 @@ class Optimal:
         beyond = (self.final, 1.0) if self.final.k > 1 else None
         least = SPED if self.uniform or self.used == "uniform" else 0.0  # (_no_faster's)
         overs = 0  # (resamplings beyond their limits so far)
+        lags = np.inf
         for _ in range(RESAMPLES):
             scale = max(scale * k, least)
             self.path = start.slower(scale)
@@ -1976,6 +2012,8 @@ class Optimal:
             # (None: no limit at these samples, they fit as sampled; the speed-up is held by
             # ``least`` on a uniform scaling, by the fit before on a law of the programmes)
             found = replace(start.uniform, x=1.0) if found is None else found
+            if found.k <= 1:  # (a sampling within its limits: an output, were it consistent)
+                lags = min(lags, lag)
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
                     best = (scale, self.path, found, beyond)
@@ -1999,6 +2037,8 @@ class Optimal:
                 overs += 1
             else:
                 k = found.k
+        # (none within its limits: not an inconsistency, which a plan again would not mend)
+        self.resampled_lag = lags if np.isfinite(lags) else 0.0
         if best is None:  # (and no slowing of an earlier plan's resampling left standing)
             self.path, self.scale, self.slowed = start, 1.0, None
             return False

@@ -51,7 +51,9 @@ Each programme is HiGHS's simplex, or where that stalls its interior-point metho
 
 It starts from the uniform scaling (``retime --to-limits``: x constant, feasible). The path
 speed stays within :data:`CAP` times the uniform one (or a smaller cap: where the path is at
-rest, ``q' = 0``, e.g. the waypoints of a point-to-point motion, no limit bounds it), the time
+rest, ``q' = 0``, e.g. the waypoints of a point-to-point motion, no limit bounds it; on a path
+with rests inside, each stretch between them within CAP times its own uniform scaling's,
+:func:`stretches`), the time
 law's derivatives within :data:`SMOOTH`'s bounds (smooth on the output's sampling), and x
 next to the path's kinks within :func:`kink_ceiling`.
 """
@@ -75,6 +77,7 @@ from hodyn_cli.algorithms.limits.bsplines import BSpline
 from hodyn_cli.algorithms.limits.feasibility import Quantity, limited_series, probe_laws
 from hodyn_cli.algorithms.limits.highs import LP, Stalled, basic, without
 from hodyn_cli.algorithms.limits.jets import compose, hermite, product, time_rates
+from hodyn_cli.algorithms.limits.rests import STILL
 from hodyn_cli.algorithms.limits.scaling import Law
 from hodyn_cli.algorithms.motion.differences import RTOL, frequency
 from hodyn_cli.core.model import Model
@@ -84,8 +87,8 @@ from hodyn_cli.modeling.drives import Drives
 from hodyn_cli.modeling.limits import Limits
 
 __all__ = ["GRID", "CAP", "PROBES", "PathGrid", "PathLimit", "between", "path_limits",
-           "time_scale", "slowness", "kink_ceiling", "KinkCeiling", "TimeLaw", "solve",
-           "solve_windows", "ramped", "time_derivatives"]
+           "time_scale", "slowness", "rests_inside", "Stretches", "stretches", "kink_ceiling",
+           "KinkCeiling", "TimeLaw", "solve", "solve_windows", "ramped", "time_derivatives"]
 
 #: the grid keeps between GRID and 2 GRID samples of the input (every 2^i-th, and the last);
 #: a short input's is filled between its samples up to FILL points per unit of its time scale
@@ -100,7 +103,12 @@ FILL = 100.0
 DENSITY = 16.0
 MOST = 1 << 17
 #: the path speed sdot stays within CAP times the uniform scaling's (where the path is at
-#: rest, q' = 0, no limit bounds it, and the fastest law is singular there); where the played
+#: rest, q' = 0, no limit bounds it, and the fastest law is singular there; on a path with rests
+#: inside, each stretch between them within CAP times its own uniform scaling's, the one that
+#: stretch played alone from rest to rest would have (:func:`stretches`: the uniform scaling
+#: of the whole path is its fastest stretch's, which held the 2 s leg of the stranger's Baxter
+#: zigzag, legs of 0.15 to 2 s, below 0.63 of its own uniform speed, 12.8 times the path's:
+#: the windows' law 5.23 s, now 3.70 s, reachability's 2.50 s); where the played
 #: motion's derivatives are inconsistent on its samples and the law runs faster than
 #: CAP_LEAST times the uniform speed, it is planned again with its cap where the
 #: inconsistency (in shares of ``hodyn validate``'s tolerance), taken to grow as the peak
@@ -439,6 +447,61 @@ def slowness(path: Trajectory) -> np.ndarray:
         return 1 / share
 
 
+def rests_inside(slow: np.ndarray) -> np.ndarray:
+    """The grid points where the path's stretches between rests end and start: the first and
+    the last of each run of points at rest (every joint's ``|q'|`` within
+    :data:`~hodyn_cli.algorithms.limits.rests.STILL` of its largest: ``slow``, the
+    :func:`slowness`, beyond its inverse), the grid's own ends left out.
+
+    >>> rests_inside(np.array([np.inf, 1.0, np.inf, 2.0, np.inf, np.inf, np.inf, 3.0, np.inf]))
+    array([2, 4, 6])
+    """
+    rest = slow >= 1 / STILL
+    inner = np.r_[False, rest[:-1]] & np.r_[rest[1:], False]  # (rests on both sides)
+    edge = rest & ~inner
+    edge[[0, -1]] = False
+    return np.flatnonzero(edge)
+
+
+class Stretches(NamedTuple):
+    """How many times the path's uniform speed each stretch between rests may be played
+    uniformly, v >= 1 (:func:`stretches`): at the grid points, and over each coefficient's
+    B-spline (the least of the grid points it spans)."""
+
+    grid: np.ndarray
+    coefficients: np.ndarray
+
+
+def stretches(s: np.ndarray, slow: np.ndarray, joins: np.ndarray, speeds: np.ndarray,
+              degree: int) -> Stretches:
+    """The stretches' v at the grid points s (``speeds``: each stretch's, between the
+    :func:`rests_inside` ``joins``; ``slow``: the grid's :func:`slowness`; a point at rest
+    takes the faster stretch beside it, the least v of the points that move next to it) and
+    on the coefficients of the law's B-spline of ``degree`` on that grid (knots at every
+    :data:`KNOTS`-th point): the least v over the grid points each spans, so that x, within
+    its coefficients' caps, is within the cap at every point (a B-spline is a convex
+    combination of the coefficients whose splines span the point).
+
+    >>> slow = np.array([np.inf, 1.0, 2.0, np.inf, 4.0, 5.0, np.inf])   # two legs
+    >>> v = stretches(np.linspace(0, 6, 7), slow, np.array([3]), np.array([1.0, 4.0]), 1)
+    >>> v.grid.tolist(), v.coefficients.tolist()
+    ([1.0, 1.0, 1.0, 1.0, 4.0, 4.0, 4.0], [1.0, 1.0, 4.0])
+    """
+    v = speeds[np.searchsorted(s[joins], s, side="right")]
+    rest, at = slow >= 1 / STILL, np.arange(len(s))
+    # (the nearest points that move before and after each point: itself where it moves)
+    before = np.maximum.accumulate(np.where(rest, -1, at))
+    after = np.minimum.accumulate(np.where(rest, len(s), at)[::-1])[::-1]
+    beside = np.fmin(np.where(before >= 0, v[np.maximum(before, 0)], np.nan),
+                     np.where(after < len(s), v[np.minimum(after, len(s) - 1)], np.nan))
+    v = np.where(rest, np.nan_to_num(beside, nan=1.0), v)
+    breaks = np.searchsorted(s, np.append(s[:-1:KNOTS], s[-1]))
+    spans = np.minimum(np.minimum.reduceat(v, breaks[:-1]), v[breaks[1:]])
+    padded = np.concatenate([np.full(degree, np.inf), spans, np.full(degree, np.inf)])
+    return Stretches(v, np.lib.stride_tricks.sliding_window_view(padded, degree + 1).min(
+        axis=1))
+
+
 def time_scale(path: Trajectory) -> float:
     """The path's fastest time scale (per unit of s): the largest ratio ``max |q^[k+1]| / max
     |q^[k]|`` of a joint, k >= 1 (as ``hodyn validate`` estimates a motion's; 0: no motion).
@@ -519,8 +582,9 @@ class KinkCeiling:
         window's own, a lower bound on the whole path's)."""
         return replace(self, kinks=self.kinks[a:b], top=self.top[a:b])
 
-    def points(self, cap: float) -> np.ndarray:
-        """The grid points where :meth:`at` can be below ``cap`` (an x): next to a kink whose
+    def points(self, cap: float | np.ndarray) -> np.ndarray:
+        """The grid points where :meth:`at` can be below ``cap`` (an x, or one at each grid
+        point): next to a kink whose
         ceiling at its lowest, the played motion's largest ``|q^(D-1)|`` at ``least`` (any
         law's is at least that, and a larger one raises the ceiling), is. Elsewhere no law
         within the cap meets the ceiling: the interpolants' own jumps at every sample of a
@@ -1016,7 +1080,7 @@ def _beside_rest(s: np.ndarray, at_rest: np.ndarray) -> np.ndarray:
 def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: float,
           scale: float = 0.0, ceiling: KinkCeiling | None = None, pace: float = PACE,
           law: TimeLaw | None = None, cap: float = CAP, slow: np.ndarray | None = None,
-          beat: float = 0.0) -> TimeLaw:
+          beat: float = 0.0, stretched: Stretches | None = None) -> TimeLaw:
     """The time law of least duration on the grid s within ``limits`` at the grid points,
     from the feasible constant ``x0`` (module docstring: linear programmes, inner tangents of
     the rate limits, a trust region, T decreasing). Linearised limits may overshoot by each
@@ -1026,7 +1090,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     ``pace``: :data:`PACE`'s; ``slow``: the path's :func:`slowness` at the grid points, None:
     1), and x within ``ceiling`` at the grid points (:class:`KinkCeiling`, at the current x
     and never below it; None: none), and the path speed within ``cap`` times the uniform one
-    (:data:`CAP`).
+    (:data:`CAP`), or ``cap v`` times it (``stretched``: the stretches' v, :func:`stretches`,
+    at the grid points s and at every coefficient of the law).
 
     ``law``: a feasible law on a longer grid of which s is a window (:func:`solve_windows`):
     only its coefficients whose B-splines lie within s change, T is the time across s; one
@@ -1041,7 +1106,10 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     free = free[law.coefficients[free] != 0]  # (x held at 0 at a rest: :func:`ramped`)
     D = [_design(law.knots, degree, s, nu) for nu in range(4)]
     weights = np.gradient(s) if len(s) > 1 else np.ones(1)  # trapezoid weights of int ds
-    floor, cap = x0 * 1e-8, x0 * cap**2
+    # (the caps as x, at the grid points and at the coefficients)
+    floor, most = x0 * 1e-8, (x0 * cap**2 if stretched is None else
+                              x0 * (cap * stretched.grid) ** 2)
+    capped = most if stretched is None else x0 * (cap * stretched.coefficients) ** 2
     # the grid points where x is held at 0 (a rest: every limit is static or 0 there, and T's
     # integrand, whose integral is finite, is singular) have no rows and no weight in T's
     # tangent; the limits are imposed at every other grid point (Dl: their design matrices)
@@ -1092,7 +1160,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     # current law's is or not: the programmes of a window then have the same rows, and each
     # starts from the last one's basis; with a row only where the ceiling held, 7 of the Z1's
     # 28 programmes on its point-to-point path with --jerk 500 started from scratch)
-    kinked = np.zeros(0, int) if ceiling is None else ceiling.points(cap)
+    kinked = np.zeros(0, int) if ceiling is None else ceiling.points(most)
+    cap = np.broadcast_to(most, s.shape)[kinked]
 
     def kink_rows(x: np.ndarray) -> tuple[Rows, np.ndarray]:
         """At the grid points next to a kink, the rows ``x / ceiling`` at the current x (which
@@ -1136,7 +1205,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
             xs = np.where(at_rest, x0, X[:, 0])  # (its weight 0 at a rest)
             objective = -D[0].tdot(weights / (2 * xs**1.5))[free]
             now = c[free]
-            bounds = _Box(np.maximum(floor, now / (1 + rho)), np.minimum(cap, now * (1 + rho)))
+            bounds = _Box(np.maximum(floor, now / (1 + rho)), np.minimum(
+                capped if stretched is None else capped[free], now * (1 + rho)))
             try:
                 gradient = objective / np.abs(objective).max()
                 x, active = _smooth_programme(gradient, bounds, A, lb, ub, now,
@@ -1256,7 +1326,8 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
                   scale: float = 0.0, ceiling: KinkCeiling | None = None, pace: float = PACE,
                   progress: Callable[[int, int], None] | None = None, cap: float = CAP,
                   slow: np.ndarray | None = None, start: TimeLaw | None = None,
-                  rests: tuple[bool, bool] = (False, False), beat: float = 0.0) -> TimeLaw:
+                  rests: tuple[bool, bool] = (False, False), beat: float = 0.0,
+                  stretched: Stretches | None = None) -> TimeLaw:
     """:func:`solve` on a grid of any length, a window of :data:`WINDOW` grid points at a
     time (``limits(a, b)``: the limits at the grid points a .. b-1): each programme
     changes the coefficients within its window, those before it held as the windows before
@@ -1267,7 +1338,8 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
     after each window, the grid points solved. ``rests``: whether x is held at 0 at the
     grid's first and last point (:func:`ramped`; ``start`` has it already). ``beat``:
     :func:`solve`'s, on a grid of one window (on a longer one, a window's T is not the law's
-    duration, which the windows after it still change)."""
+    duration, which the windows after it still change). ``stretched``: :func:`solve`'s, on the
+    whole grid."""
     law = start or TimeLaw(np.append(s[:-1:KNOTS], s[-1]),
                            np.full(len(s[:-1:KNOTS]) + degree, x0), degree)
     if start is None and any(rests):
@@ -1281,7 +1353,9 @@ def solve_windows(s: np.ndarray, limits, x0: float, degree: int, rate: float,
             b = len(s)
         law = solve(s[a:b], limits(a, b), x0, degree, rate, scale,
                     None if ceiling is None else ceiling.window(a, b), pace, law, cap,
-                    None if slow is None else slow[a:b], beat if b - a == len(s) else 0.0)
+                    None if slow is None else slow[a:b], beat if b - a == len(s) else 0.0,
+                    None if stretched is None else stretched._replace(
+                        grid=stretched.grid[a:b]))
         if progress is not None:
             progress(b, len(s))
         if b == len(s):
