@@ -1,8 +1,11 @@
 """``retime --optimal``'s default output rate (issue 37, goals 2 and 6): the input's mean rate,
 raised where the law plays the path more than ``optimal.FASTER`` times faster than the input
-(``optimal.output_rate``), so that a law of a few output steps is not slowed to pass
-``hodyn validate``; ``--rate`` given is honoured exactly. On the iiwa's cosine path (1 s at
-20 Hz, its law 0.766 s) played 20 times slower: 20 s at 1 Hz, the same path."""
+or lasts a few of its steps (``optimal.output_rate``), so that a law of a few output steps is
+not slowed to pass ``hodyn validate``; ``--rate`` given is honoured exactly. On the iiwa's
+cosine path (1 s at 20 Hz, its law 0.766 s) played 20 times slower: 20 s at 1 Hz, the same
+path."""
+
+import sys
 
 import h5py
 import numpy as np
@@ -44,12 +47,15 @@ def run(*args):
     (41, 2.0, 0.0231508, 0.0091609, 20_000.0),  # (LEAST_STEPS, not the input's 40: 10916 Hz)
     (21, 20.0, 0.8, 0.7656, 200.0),  # (130.6 Hz)
     (201, 100.0, 2.0, 2.0, 100.0),  # (100 Hz exactly: not rounded up)
+    (21, 1.0, 0.341366, 0.149182, 1000.0),  # (6.8 of the input's steps: 670 Hz)
+    (121, 6.0, 4.0497, 2.0363, 20.0),  # (81 of them, 0.67 times the input: kept)
+    (21, 1.0, 0.8, 0.7657, 20.0),  # (16 of them: kept)
 ])
 def test_the_default_rate_is_the_inputs_unless_the_law_is_ten_times_faster(
         samples, span, seconds, law, rate):
-    """The input's mean rate, or, where the uniform scaling lasts under a tenth of the input,
-    the first of 1, 2, 5 times a power of ten at which the law has as many steps as the
-    input and at least LEAST_STEPS."""
+    """The input's mean rate, or, where the uniform scaling lasts under a tenth of the input
+    or fewer than SHORT_STEPS of its steps, the first of 1, 2, 5 times a power of ten at
+    which the law has as many steps as the input and at least LEAST_STEPS."""
     assert optimal.output_rate(samples, span, seconds, law) == rate
 
 
@@ -85,3 +91,23 @@ def test_a_law_not_ten_times_faster_keeps_the_inputs_rate(iiwa_cosine):
     out, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(iiwa_cosine), model))
     assert opt.rate_note is None and opt.attributes["rate"] == 20.0
     assert np.allclose(np.diff(out.t[:-1]), 0.05, rtol=0, atol=1e-12)
+
+
+def test_a_law_of_a_few_of_the_inputs_steps_is_sampled_finer(tmp_path):
+    """Borinot's arm (example-robot-data) on sweep17's ``lissa`` at 20 Hz (21 samples over 1
+    s): its uniform scaling 6.8 of the input's steps, its law 3 (0.15413 s at the old
+    default, smoothed at the kernel's floor and warped at its rests for a 50 ms step); now at
+    1 kHz (SHORT_STEPS, LEAST_STEPS): 0.14924 s, 3.2 % shorter."""
+    from test_base_parameters import public_robot
+
+    public_robot("")  # (skips without example-robot-data)
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import stranger_sweep17 as sweep
+
+    robot, model, _ = sweep.robot_of("borinot")
+    src, _ = sweep.design(tmp_path, robot, model, "lissa", 20.0, None)
+    _, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(src), model, need=5))
+    assert opt.attributes["rate"] == 1000.0 and "fewer than 15" in opt.rate_note
+    assert opt.duration < 0.1495, opt.duration

@@ -828,6 +828,15 @@ def grid_intervals(samples: int, seconds: float, span: float, higher: bool = Fal
 #: (the xArm7's stop, its uniform scaling), and a finer output costs CPU in proportion to its
 #: samples there for no gain (:func:`output_rate`)
 FASTER = 10.0
+#: ... or where it lasts fewer than this many of the input's steps (a few output steps at the
+#: input's rate): sweep17's Lissajous curves given at 20 Hz (21 samples over 1 s; uniform
+#: scalings of 6.7-11 steps, laws of 3-7) lost 0.06-3.2 % at 20 Hz to their smoothing at the
+#: kernel's floor and their rests' warps (Borinot's 0.15413 s, at 1 kHz 0.14924 s; HyQ's leg
+#: 0.19709 s, 0.19646 s), Go1's leg through a middle rest at 20 Hz (7.5 steps) 0.8 %; 6 of 7
+#: such rows of the sweeps shorter at the raised rate, HyQ's loop at 20 Hz 5e-5 longer. Not
+#: more: the iiwa's 1 s cosine at 20 Hz (16 steps, the tests' cheap input) is as long at 200
+#: Hz (3e-9 longer), and the bench's 20 Hz arms have 81 (xArm7's and UR5's point-to-point)
+SHORT_STEPS = 15
 #: ... and the raised rate gives the law at least this many output steps: Solo's ~10 ms law
 #: above at 5 kHz (53 steps) was 1.05 % slower than toppra, at 10 kHz (107) 0.27 %; the
 #: finger's along that Lissajous curve given at 100 Hz at 5 kHz (46 steps) 3.4 % slower than
@@ -843,7 +852,8 @@ def output_rate(samples: int, span: float, seconds: float, law: float) -> float:
     ``span`` seconds whose uniform scaling lasts ``seconds`` and its fastest law known
     ``law`` (reachability's passes', before their smoothing; the uniform scaling's before
     the windows' solve): the input's mean rate, or, where the uniform scaling is more than
-    :data:`FASTER` times shorter than the input, the first rate of :data:`ROUND_RATES` times
+    :data:`FASTER` times shorter than the input or lasts fewer than :data:`SHORT_STEPS` of
+    its steps, the first rate of :data:`ROUND_RATES` times
     a power of ten at which the law has as many output steps as the input has steps and at
     least :data:`LEAST_STEPS`: the output samples the path at least as finely as the input
     does, and the law finely enough to follow its turns.
@@ -853,8 +863,9 @@ def output_rate(samples: int, span: float, seconds: float, law: float) -> float:
     >>> output_rate(101, 1.0, 0.0246503, 0.0106387), output_rate(41, 2.0, 0.0231508, 0.0091609)
     (10000.0, 20000.0)
     """
-    if seconds * FASTER >= span:
-        return (samples - 1) / span
+    mean = (samples - 1) / span
+    if seconds * FASTER >= span and seconds * mean >= SHORT_STEPS:
+        return mean
     least = max(samples - 1, LEAST_STEPS) / law
     decade = 10.0 ** np.floor(np.log10(least))
     return next(float(m * decade) for m in ROUND_RATES if m * decade >= least * (1 - 1e-9))
@@ -896,8 +907,8 @@ class Optimal:
         #: the output's rate where ``rate`` is None, chosen at the first survey (:meth:`_rate`)
         self.chosen: float | None = None
         #: where that is not the input's mean rate (:func:`output_rate`): (that mean rate,
-        #: the uniform scaling's k); None: it is, or ``rate`` was given
-        self.raised: tuple[float, float] | None = None
+        #: the uniform scaling's k and duration); None: it is, or ``rate`` was given
+        self.raised: tuple[float, float, float] | None = None
         self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"``, ``"windows"``, or
@@ -1029,7 +1040,7 @@ class Optimal:
         if self.chosen is None:
             seconds = uniform.k * span
             self.chosen = output_rate(samples, span, seconds, seconds if law is None else law)
-            self.raised = (mean, uniform.k) if self.chosen != mean else None
+            self.raised = (mean, uniform.k, seconds) if self.chosen != mean else None
         # (the input's mean rate as each pass counts it: the same samples and span)
         return mean if self.raised is None else self.chosen
 
@@ -2270,12 +2281,15 @@ class Optimal:
         (:func:`output_rate`), why, in a user's words (None: it is, or ``--rate`` was)."""
         if self.raised is None:
             return None
-        mean, k = self.raised
+        mean, k, seconds = self.raised
+        why = (f"lasts {seconds * mean:.3g} of the input's steps, fewer than {SHORT_STEPS}"
+               if k * FASTER >= 1 else
+               f"plays the path {1 / k:.3g} times faster than the input, more than "
+               f"{FASTER:g}: at the input's rate the output would sample it that many times "
+               "more coarsely than the input does")
         return (f"sampled at {self.played_rate:g} Hz, not at the input's {mean:.4g} Hz: its "
-                f"uniform scaling plays the path {1 / k:.3g} times faster than the input (more "
-                f"than {FASTER:g}), and at the input's rate the output would sample the path "
-                "that many times more coarsely than the input does (a law of a few steps, "
-                "slowed to pass validate); --rate chooses another")
+                f"uniform scaling {why} (a law of a few output steps is slowed to pass "
+                "validate); --rate chooses another")
 
     @property
     def played_rate(self) -> float:
