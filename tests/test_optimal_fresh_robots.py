@@ -211,7 +211,8 @@ def test_a_law_shorter_than_an_output_step_is_within_half_a_percent_of_toppra(pa
     allowance, the warps' margin (reachability.MARGIN; 0.46 on the curve, 0.18 on the legs),
     not only the ratio of both to q''s rounding at the rests (validate's scales)."""
     model = hodyn_cli.load_robot(public_robot("finger_edu_description/robots/finger_edu.urdf"))
-    out, opt = hodyn_cli.retime_optimal(model, _finger_path(model, path, rate))
+    # (the rate asked: by default such a law is sampled finer, optimal.output_rate)
+    out, opt = hodyn_cli.retime_optimal(model, _finger_path(model, path, rate), rate=rate)
     assert opt.used == "reachability"
     assert opt.duration < 1.005 * toppra, opt.duration
     _kept_and_consistent(model, out, 2)

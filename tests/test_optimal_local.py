@@ -417,7 +417,8 @@ def test_a_law_shorter_than_one_output_step():
     internal error); the output is its two samples, within every limit."""
     model = hodyn_cli.load_robot(SOLO12)
     traj = generate(model, "cosine", duration=0.2, rate=50.0)
-    out, opt = hodyn_cli.retime_optimal(model, traj)
+    # (the rate asked: by default such a law is sampled finer, optimal.output_rate)
+    out, opt = hodyn_cli.retime_optimal(model, traj, rate=50.0)
     assert out.t is not None and len(out.t) == 2 and out.t[-1] < 0.02
     assert np.isfinite(opt.duration) and opt.used == "reachability"
     assert hodyn_cli.check_limits(model, *[out.derivatives[:, k] for k in range(3)],

@@ -153,8 +153,11 @@ def time_optimal(robot: Model, limits: Any = None, *, drives: Any = None, model:
     ``fit(chunks)`` (a function that gives the motion's chunks afresh: it reads them twice)
     finds the time law and whose ``retimed(chunks)`` plays the motion along it, chunk by chunk
     (what :func:`retime_optimal` does on a whole motion). ``rate``: the output's samples per
-    second (default: the input's mean rate); ``grid``: the windows' grid size (default: as
-    many points as the path's speed needs, docs/feasibility.md); ``arc_grid``:
+    second (default: the input's mean rate, or finer where the law is over 10 times faster
+    than the input or a few of its steps long:
+    :func:`~hodyn_cli.algorithms.limits.optimal.output_rate`); ``grid``:
+    the windows' grid size (default: as many points as the path's speed needs,
+    docs/feasibility.md); ``arc_grid``:
     reachability's, intervals in arc length (default: 4000, 3 per input sample on a long
     input); ``uniform``: the uniform
     scaling resampled at ``rate`` instead (``retime --to-limits --rate``); ``progress(done,
@@ -254,7 +257,9 @@ def retime_optimal(robot: Model, *derivatives: Any, limits: Any = None, drives: 
 
     The input's times are the path parameter (``t`` is required); the output has every
     derivative the input has, exact by the chain rule, at ``rate`` Hz (default: the input's
-    mean rate), and every limit holds at every sample, one on its limit. ``optimal``: an
+    mean rate, or finer where the law is over 10 times faster than the input or a few of its
+    steps long: ``.attributes["rate"]`` says which), and every limit holds at every sample,
+    one on its limit. ``optimal``: an
     :class:`~hodyn_cli.algorithms.limits.optimal.Optimal` (``.duration``,
     ``.uniform_duration``: that of :func:`retime`'s uniform scaling, ``.bound.describe()``:
     where the limits bind, ``.used``: the solver that made it (``uniform``: the windows fell

@@ -148,7 +148,10 @@ def retime(
     rate: Annotated[float | None, typer.Option(
         help="With --optimal (or --to-limits: the uniform scaling resampled): samples per "
              "second of the output, exactly 1/RATE s apart from the start, the last step "
-             "shorter (default: the input's mean rate; --to-limits: the input's samples).",
+             "shorter (default: the input's mean rate; where the law plays the path over 10 "
+             "times faster than the input or lasts under 15 of its steps, the first 1, 2 or "
+             "5 x 10^n Hz giving it as many steps as the input, 100 at least: the notice says "
+             "so; --to-limits: the input's samples).",
         show_default=False)] = None,
     grid: Annotated[int | None, typer.Option(
         min=8, help="With --optimal: the windows solver's grid (the linear programmes'): "
@@ -309,8 +312,8 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
     except Infeasible as e:
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
-    notes = "".join(f"; {note}" for note in (optimal.smoothing_note, optimal.slowing_note,
-                                             optimal.solver_note) if note)
+    notes = "".join(f"; {note}" for note in (optimal.rate_note, optimal.smoothing_note,
+                                             optimal.slowing_note, optimal.solver_note) if note)
     if not s.quiet and uniform:
         assert optimal.path is not None and optimal.final is not None
         # (the final fit's binding where the output is on a limit; else the nearest, and

@@ -816,6 +816,64 @@ def grid_intervals(samples: int, seconds: float, span: float, higher: bool = Fal
                min(int(np.ceil(per_second * seconds)), most))
 
 
+#: the default output rate is the input's mean rate unless the uniform scaling plays the path
+#: more than this many times faster than the input (its duration under a FASTER-th of the
+#: input's span): at the input's rate the output would then sample the path over FASTER
+#: times more coarsely than the input does, and a law of a few output steps is neither on
+#: its limits between them nor passes ``hodyn validate`` (its derivatives against the
+#: differences of its samples) unless slowed: the TriFinger's finger_edu (1000 rad/s, 1000 N
+#: m) on a 20 s Fourier path at 100 Hz, its law 23 output steps, was 35.5 % slower than
+#: toppra (at 10 kHz 0.47 %); Solo 12's leg along a 1 s Lissajous curve at 100 Hz, its law
+#: ~10 ms, 2.18 % (at 10 kHz 0.27 %); the finger's Lissajous curve through a middle rest at
+#: 10 kHz, its law 92 steps smoothed one 0.1 ms step either side of each rest, 1.06 % (at 1
+#: MHz 0.13 %). Not where the law is only somewhat faster than the input: bench_optimal_rates'
+#: 21 inputs and the iiwa's and Panda's 500 s paths play their paths at most 6.8 times faster
+#: (the xArm7's stop, its uniform scaling), and a finer output costs CPU in proportion to its
+#: samples there for no gain (:func:`output_rate`)
+FASTER = 10.0
+#: ... or where it lasts fewer than this many of the input's steps (a few output steps at the
+#: input's rate): sweep17's Lissajous curves given at 20 Hz (21 samples over 1 s; uniform
+#: scalings of 6.7-11 steps, laws of 3-7) lost 0.06-3.2 % at 20 Hz to their smoothing at the
+#: kernel's floor and their rests' warps (Borinot's 0.15413 s, at 1 kHz 0.14924 s; HyQ's leg
+#: 0.19709 s, 0.19646 s), Go1's leg through a middle rest at 20 Hz (7.5 steps) 0.8 %; 6 of 7
+#: such rows of the sweeps shorter at the raised rate, HyQ's loop at 20 Hz 5e-5 longer. Not
+#: more: the iiwa's 1 s cosine at 20 Hz (16 steps, the tests' cheap input) is as long at 200
+#: Hz (3e-9 longer), and the bench's 20 Hz arms have 81 (xArm7's and UR5's point-to-point)
+SHORT_STEPS = 15
+#: ... and the raised rate gives the law at least this many output steps: Solo's ~10 ms law
+#: above at 5 kHz (53 steps) was 1.05 % slower than toppra, at 10 kHz (107) 0.27 %; the
+#: finger's along that Lissajous curve given at 100 Hz at 5 kHz (46 steps) 3.4 % slower than
+#: at 100 kHz, at 10 kHz (92) 0.1 %
+LEAST_STEPS = 100
+#: a raised rate is rounded up to one of these times a power of ten (its step 1, 2 or 5
+#: times a power of ten seconds, as controllers' are)
+ROUND_RATES = (1.0, 2.0, 5.0, 10.0)
+
+
+def output_rate(samples: int, span: float, seconds: float, law: float) -> float:
+    """The output's default rate (Hz; ``--rate`` not given) for an input of ``samples`` over
+    ``span`` seconds whose uniform scaling lasts ``seconds`` and its fastest law known
+    ``law`` (reachability's passes', before their smoothing; the uniform scaling's before
+    the windows' solve): the input's mean rate, or, where the uniform scaling is more than
+    :data:`FASTER` times shorter than the input or lasts fewer than :data:`SHORT_STEPS` of
+    its steps, the first rate of :data:`ROUND_RATES` times
+    a power of ten at which the law has as many output steps as the input has steps and at
+    least :data:`LEAST_STEPS`: the output samples the path at least as finely as the input
+    does, and the law finely enough to follow its turns.
+
+    >>> output_rate(1001, 5.0, 4.0, 3.3), output_rate(2001, 20.0, 0.311752, 0.225574)
+    (200.0, 10000.0)
+    >>> output_rate(101, 1.0, 0.0246503, 0.0106387), output_rate(41, 2.0, 0.0231508, 0.0091609)
+    (10000.0, 20000.0)
+    """
+    mean = (samples - 1) / span
+    if seconds * FASTER >= span and seconds * mean >= SHORT_STEPS:
+        return mean
+    least = max(samples - 1, LEAST_STEPS) / law
+    decade = 10.0 ** np.floor(np.log10(least))
+    return next(float(m * decade) for m in ROUND_RATES if m * decade >= least * (1 - 1e-9))
+
+
 class Optimal:
     """The time-optimal retiming of a motion's path within ``limits`` (torque order
     ``order``; rigid, or with rigid ``drives``), in three passes over the motion (each an
@@ -849,6 +907,11 @@ class Optimal:
         #: whether the played motion passed hodyn validate's check (uniform scaling)
         self.consistent = False
         self.model, self.limits, self.order, self.rate, self.grid = model, limits, order, rate, grid
+        #: the output's rate where ``rate`` is None, chosen at the first survey (:meth:`_rate`)
+        self.chosen: float | None = None
+        #: where that is not the input's mean rate (:func:`output_rate`): (that mean rate,
+        #: the uniform scaling's k and duration); None: it is, or ``rate`` was given
+        self.raised: tuple[float, float, float] | None = None
         self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"``, ``"windows"``, or
@@ -945,7 +1008,7 @@ class Optimal:
         path, kinks = collected.grid()
         self.orders = path.orders
         span = float(path.t[-1] - path.t[0])
-        rate = (collected.count - 1) / span if self.rate is None else self.rate
+        rate = self._rate(collected.count, span, uniform)
         if not rate > 0:
             raise HodynError(f"--rate must be positive, got {rate}")
         x0 = uniform.x**2
@@ -994,6 +1057,23 @@ class Optimal:
         # (a stretch no limit binds at the grid points, a hold at rest: the path's cap)
         v = np.array([1.0 if b is None else max(b.x / uniform.x, 1.0) for b in search.best])
         return stretches(path.t, slow, joins, v, degree)
+
+    def _rate(self, samples: int, span: float, uniform: Binding, law: float | None = None
+              ) -> float:
+        """The output's rate: ``--rate``'s, else :func:`output_rate`'s for the input's
+        ``samples`` over ``span`` seconds, its ``uniform`` scaling and the fastest ``law``
+        known (seconds; None: the uniform scaling's), chosen once (the windows' plans again
+        for tightened limits, and after reachability's, sample as the first did) and kept in
+        :attr:`raised` where it is not the input's mean rate."""
+        if self.rate is not None:
+            return self.rate
+        mean = (samples - 1) / span
+        if self.chosen is None:
+            seconds = uniform.k * span
+            self.chosen = output_rate(samples, span, seconds, seconds if law is None else law)
+            self.raised = (mean, uniform.k, seconds) if self.chosen != mean else None
+        # (the input's mean rate as each pass counts it: the same samples and span)
+        return mean if self.raised is None else self.chosen
 
     def _survey(self, chunks: Iterable[Trajectory], limits: Limits,
                 keep: Callable[[Trajectory], None], count: Callable[[], int]) -> Binding:
@@ -1118,7 +1198,7 @@ class Optimal:
             return "the path turns back between samples, not at a rest"
         grid = sum(len(arc.sigma) for arc, _ in found)
         span, path_orders = t1 - t0, orders[0]
-        rate = (samples - 1) / span if self.rate is None else self.rate
+        rate = self._rate(samples, span, uniform, sum(law.duration for _, law in found))
 
         fine = rate >= HIGHER_RATE * (1 - 1e-6)
         if self.solver == "auto" and higher and fine and _unrefined(found):
@@ -2246,6 +2326,30 @@ class Optimal:
                 "times slower fits there)")
 
     @property
+    def rate_note(self) -> str | None:
+        """Where ``--rate`` was not given and the output is not at the input's mean rate
+        (:func:`output_rate`), why, in a user's words (None: it is, or ``--rate`` was)."""
+        if self.raised is None:
+            return None
+        mean, k, seconds = self.raised
+        why = (f"lasts {seconds * mean:.3g} of the input's steps, fewer than {SHORT_STEPS}"
+               if k * FASTER >= 1 else
+               f"plays the path {1 / k:.3g} times faster than the input, more than "
+               f"{FASTER:g}: at the input's rate the output would sample it that many times "
+               "more coarsely than the input does")
+        return (f"sampled at {self.played_rate:g} Hz, not at the input's {mean:.4g} Hz: its "
+                f"uniform scaling {why} (a law of a few output steps is slowed to pass "
+                "validate); --rate chooses another")
+
+    @property
+    def played_rate(self) -> float:
+        """The output's samples per second: its samples are ``1 / played_rate`` apart from
+        its start, the last step shorter (to 12 digits: the step is the rate's inverse, and
+        1 / (1 / 1e5) is 99999.99999999999)."""
+        assert self.path is not None and self.final is not None
+        return float(f"{1.0 / (self.path.step * self.final.k):.12g}")
+
+    @property
     def attributes(self) -> dict:
         """What an output file records: durations, the grid, where the limits bind (or the
         nearest, where none does; and what set the final scaling then), what the smoothing
@@ -2253,13 +2357,13 @@ class Optimal:
         assert self.path is not None and self.final is not None
         nearest = self.bound.nearest()
         notes = {"nearest_limit": nearest} if nearest and not self.bound.describe() else {}
-        for key, note in (("smoothing_note", self.smoothing_note),
+        for key, note in (("rate_note", self.rate_note), ("smoothing_note", self.smoothing_note),
                           ("final_scale_by", self.slowing_note),
                           ("solver_note", self.solver_note)):
             notes |= {key: note} if note else {}
         return {"duration": self.duration, "uniform_duration": self.uniform_duration,
-                "grid_points": self.path.grid, "final_scale": self.final_scale,
-                "binding": self.bound.describe()} | notes | (
+                "rate": self.played_rate, "grid_points": self.path.grid,
+                "final_scale": self.final_scale, "binding": self.bound.describe()} | notes | (
             {"time_scale": [self.duration / self.path.span]} if self.uniform else
             {"solver": self.used, "solvers_run": list(self.ran)})
 
