@@ -153,8 +153,10 @@ class Turns:
 
 
 #: the reachability grid's :class:`Turns` (:func:`_grids`): a point every 0.005 rad of the
-#: path's turning where that is 4 times as dense as the grid uniform in arc length at least
-#: (the bench's inputs turn by 1.8 times at most: their grids uniform, the same bits), at
+#: path's turning where that is 8 times as dense as the grid uniform in arc length at least
+#: (the bench's inputs turn by 1.8 times at most: their grids uniform, the same bits; at 4,
+#: the human arm's and the Kinova's fourier9 paths at 1 kHz, 6.9 and 6.3 times, were 3e-5
+#: longer: where a few hundred points fall, not the turns' dips), at
 #: most 256 times as dense, the turning adding 8 times the grid's points at most. Where a path
 #: turns within a few thousandths of its arc length, its torque bound on x dips there as
 #: sharply (x at most ~ tau / |M q_sigmasigma|), which a grid uniform in arc length crosses
@@ -163,8 +165,9 @@ class Turns:
 #: 9-harmonic Fourier path, 36 such turns 1.5 mrad long on a grid of 10 mrad
 #: (one every 0.01 rad, at most 64 times as dense and as many points again at most: 5.45
 #: and 5.39 s at 20 and 100 Hz, toppra's 4000 intervals 5.3335 s, the optimum ~5.235 s;
-#: as here: 5.297 and 5.273 s; benchmarks/README.md, borinot19)
-GRID_TURNS = Turns(0.005, 256.0, 8.0, 4.0)
+#: as here: 5.338 and 5.287 s, with no floor on the turning, sharp 0, 5.297 and 5.273 s;
+#: benchmarks/README.md, borinot19)
+GRID_TURNS = Turns(0.005, 256.0, 8.0, 8.0)
 #: the grid's points where it turns averaged by CALMING moving averages over this many
 #: intervals either side (odd: its ends kept), so that its step changes smoothly: the
 #: smoothing's moving averages are over grid intervals, and where the step jumps (up to
