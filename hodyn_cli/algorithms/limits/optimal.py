@@ -1129,22 +1129,21 @@ class Optimal:
             arcs.found, reachability.kernel(reachability.STEPS[0], arcs.rate,
                                             scale=reachability.scale_of(arcs.found))[0])
         if finer is not None:  # (the passes again on it: the smoothings read those alone)
-            self.arc_grid = finer
-            try:
-                again = self._arcs(chunks)
-            finally:  # (the caller's grid: None, as refined runs only without one)
-                self.arc_grid = None
+            again = self._arcs(chunks, finer)
             arcs = arcs if isinstance(again, str) else again
         try:
             return self._smoothings(arcs)
         except _Again:  # (once: no fit is left lazy from then on)
             return self._smoothings(arcs)
 
-    def _arcs(self, chunks: Callable[[], Iterable[Trajectory]]) -> _Arcs | str:
+    def _arcs(self, chunks: Callable[[], Iterable[Trajectory]], finer: int | None = None
+              ) -> _Arcs | str:
         """The path surveyed (:meth:`_survey`: its uniform scaling) and reachability's passes
         along its arcs (:func:`~hodyn_cli.algorithms.limits.reachability.solve`), with what
         the smoothings read of them (:class:`_Arcs`); the reason, in a user's words, where
-        reachability does not apply (:meth:`_reachability`)."""
+        reachability does not apply (:meth:`_reachability`). The grid: ``arc_grid``'s
+        intervals where asked, uniform in arc length; else ``finer``'s (:func:`refined`) or
+        :func:`grid_intervals`', denser where the path turns sharply (``turning``)."""
         if self.dynamics["drives"] is not None:
             return "reachability does not take the drives' motor limits (--drives)"
         table, seen, orders = reachability.Lengths(), [0], [0]
@@ -1170,7 +1169,7 @@ class Optimal:
         # and in within's passes again alike: with limits of higher orders, collocation, on
         # which rates' rounds were tuned)
         interpolate = not higher
-        points = self.arc_grid or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0,
+        points = self.arc_grid or finer or grid_intervals(path.samples, uniform.k * (t1 - t0), t1 - t0,
                                                  higher)
         # (each arc's passes' rows, with limits of higher orders made once by the passes and
         # read back by the rounds' passes under their ceilings, which run on every such path;
@@ -1183,7 +1182,8 @@ class Optimal:
                                        if higher else self.limits, points, table=path,
                                        gravity=self.dynamics["gravity"], progress=self.progress,
                                        interpolate=interpolate,
-                                       kept=arc_rows if higher else None)
+                                       kept=arc_rows if higher else None,
+                                       turning=self.arc_grid is None)
         except reachability.Inapplicable as e:
             return str(e)
         del path  # (the arc-length table: the arcs are made)

@@ -126,14 +126,56 @@ SPACING = 0.02
 #: 4.10839 s; with 401, reachability's law slower than the uniform scaling's 6.08147 s;
 #: benchmarks/README.md, 2026-12-02, lead17)
 SHAPE_RATE = 100.0
-#: there at most this many times as dense as over the arc length
-DENSEST = 64
+#: there at most this many times as dense as over the arc length (64 capped the Borinot's
+#: flying arm's Fourier path, whose turns ask for ~400 times: its passes' law 6.21 s on
+#: the grid denser where it turns, 5.32 s at 1024; the bench's inputs ask for 64 at most,
+#: their shapes the same; benchmarks/README.md, borinot19)
+DENSEST = 1024
 #: where the path turns by more than this (rad) between two shape points uniform in arc
 #: length, a shape point every ANGLE of its turning instead (:func:`_targets`; 0.05 made
 #: the iiwa's Fourier paths with its limits file 1e-7 longer, 0.025 1e-5; at 0.1 they are
 #: the same to the bit, the two-link arm's 5.0969 s against 5.1026 s at 0.05;
 #: benchmarks/README.md, shapeknots2)
 ANGLE = 0.1
+
+
+@dataclass(frozen=True)
+class Turns:
+    """Where points crowd where the path turns (:func:`_measure`): one every ``angle`` (rad)
+    of its turning where that is denser than the points uniform in arc length, and ``sharp``
+    times as dense at least (else uniform there), at most ``densest`` times as dense; the
+    turning adds ``more`` times the uniform points at most in all (:func:`_targets`)."""
+
+    angle: float
+    densest: float
+    more: float = 1.0
+    sharp: float = 0.0
+
+
+#: the reachability grid's :class:`Turns` (:func:`_grids`): a point every 0.005 rad of the
+#: path's turning where that is 8 times as dense as the grid uniform in arc length at least
+#: (the bench's inputs turn by 1.8 times at most: their grids uniform, the same bits; at 4,
+#: the human arm's and the Kinova's fourier9 paths at 1 kHz, 6.9 and 6.3 times, were 3e-5
+#: longer: where a few hundred points fall, not the turns' dips), at
+#: most 256 times as dense, the turning adding 8 times the grid's points at most. Where a path
+#: turns within a few thousandths of its arc length, its torque bound on x dips there as
+#: sharply (x at most ~ tau / |M q_sigmasigma|), which a grid uniform in arc length crosses
+#: in a point or two, and the smoothing's floor of SMOOTH intervals and the lowering
+#: spread the dip over 8-16 of those: the Borinot's flying arm (2.5 N m, 10^4 rad/s) along a
+#: 9-harmonic Fourier path, 36 such turns 1.5 mrad long on a grid of 10 mrad
+#: (one every 0.01 rad, at most 64 times as dense and as many points again at most: 5.45
+#: and 5.39 s at 20 and 100 Hz, toppra's 4000 intervals 5.3335 s, the optimum ~5.235 s;
+#: as here: 5.338 and 5.287 s, with no floor on the turning, sharp 0, 5.297 and 5.273 s;
+#: benchmarks/README.md, borinot19)
+GRID_TURNS = Turns(0.005, 256.0, 8.0, 8.0)
+#: the grid's points where it turns averaged by CALMING moving averages over this many
+#: intervals either side (odd: its ends kept), so that its step changes smoothly: the
+#: smoothing's moving averages are over grid intervals, and where the step jumps (up to
+#: GRID_TURNS.densest times from one table interval to the next) the smoothed x's slope in arc
+#: length, 2 u, jumps with it. Unaveraged, the played law went beyond the Borinot's torque
+#: limits about its turns and the local slowing cost 20 % (7.53 s, slower than the uniform
+#: scaling, at 20 Hz); over 8 intervals 5.47 s, over 32 5.33 s
+GRID_CALM = 32.0
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: and at least this many where the grid has them (a piece's share of it in proportion to
@@ -507,7 +549,7 @@ def _least_speed(path: Source, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None,
-         table: Table | None = None) -> list[Arc]:
+         table: Table | None = None, turning: bool = False) -> list[Arc]:
     """The path (times: its parameter s; q, q' at least; whole or its chunks, :data:`Source`)
     cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
@@ -519,7 +561,9 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     path, at most one per input sample (or per 1 / :data:`SHAPE_RATE` s of a coarser input) and
     per :data:`SPACING` of length). ``table``: the
     path's
-    :class:`Table`, where it is made already. The path is read chunk by chunk (memory: a
+    :class:`Table`, where it is made already. ``turning``: each piece's grid denser where
+    it turns sharply (:func:`_grids`; a grid asked for, ``--arc-grid``, is uniform: an
+    explicit 8 intervals would turn sharply anywhere). The path is read chunk by chunk (memory: a
     chunk, the table and the shape's points), twice more at most (the directions about its
     rests, and the shape's points)."""
     path = source(path)
@@ -531,6 +575,7 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     samples = max(table.samples, 1 + int(SHAPE_RATE * span * (1 - 1e-6)))
     shape_points = shape_points or max(SHAPE, min(samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
+    grids = _grids(table, cuts, points) if turning else [None] * (len(cuts) - 1)
     spans, target = _targets(table, cuts, shape_points)
     placed = _placed(table, target)  # (target sorted: the pieces in turn)
     del target
@@ -556,14 +601,42 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
             coefficients.write(done, block)
             done += len(block)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        pieces.append(Arc(Spaced(0.0, hi - lo, fine + 1), knots, coefficients,
+        turned = grids[i]
+        # (uniform where it does not turn, or its turning's grid would be coarser)
+        grid: Grid = Spaced(0.0, hi - lo, fine + 1) if turned is None or len(
+            turned) < fine + 1 else turned
+        pieces.append(Arc(grid, knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still)),
                           _still(positions)))
     return pieces
 
 
-def _measure(table: Table, shape_points: int, scale: float = 1.0
-             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+def _grids(table: Table, cuts: list[float], points: int) -> list[np.ndarray | None]:
+    """Each piece's grid (from 0 at its first cut) where the path turns sharply along it:
+    ``points`` intervals in all uniform in arc length, and one every ``GRID_TURNS.angle`` of
+    its turning where that is more than ``sharp`` times as dense (at most ``densest`` times;
+    the turning adds ``more`` times ``points`` at most in all: :func:`_targets`' measure
+    with :data:`GRID_TURNS`), its points then averaged (:data:`GRID_CALM`); None where it
+    does not (the uniform grid, to the bit). In memory: 8 bytes a point of the pieces that
+    turn."""
+    turned: list[bool] = []
+    spans, target = _targets(table, cuts, points, GRID_TURNS, turned)
+    grids: list[np.ndarray | None] = []
+    first = 0
+    for (lo, hi, count), turning in zip(spans, turned, strict=True):
+        grid = None
+        if turning:
+            grid = target[first : first + count] - lo
+            for _ in range(CALMING):  # (its steps averaged: see GRID_CALM)
+                grid = swept(grid, np.full(len(grid), min(GRID_CALM, (len(grid) - 3) / 2)))
+            grid[0], grid[-1] = 0.0, hi - lo  # (its ends at its cuts exactly)
+        grids.append(grid)
+        first += count
+    return grids
+
+
+def _measure(table: Table, shape_points: int, scale: float = 1.0,
+             turns: Turns | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """(sigma, tau, extra) at the table's points a block at a time (each block led by the
     one before's last point): tau counts the shape points placed up to each point,
     ``shape_points`` uniform over the arc length and, where the path turns by more than
@@ -571,9 +644,11 @@ def _measure(table: Table, shape_points: int, scale: float = 1.0
     :data:`DENSEST` times as many there (:func:`_targets`); ``extra``: what the turning added
     to tau up to each point, times ``scale``. Turning is not counted about a rest (either
     point's speed below :data:`REST` of the fastest), where the direction ``q' / |q'|`` is
-    rounding's."""
+    rounding's. ``turns``: the shape points' (ANGLE, DENSEST: :class:`Turns`), or the
+    grid's (:data:`GRID_TURNS`)."""
     length = float(table.points[-1][SIGMA])
     per_sigma, still = shape_points / length, REST * table.fastest
+    turns = turns or Turns(ANGLE, DENSEST)
     tau, extra, before = 0.0, 0.0, None
     for _, block in table.blocks():
         sigma, speed, turned = block[:, SIGMA], block[:, SPEED], block[1:, TURNED]
@@ -583,7 +658,9 @@ def _measure(table: Table, shape_points: int, scale: float = 1.0
             turned = block[:, TURNED]
         uniform = np.diff(sigma) * per_sigma
         moving = (speed[:-1] >= still) & (speed[1:] >= still)
-        more = np.clip(np.where(moving, turned / ANGLE, 0.0), uniform, DENSEST * uniform) - uniform
+        wanted = np.where(moving, turned / turns.angle, 0.0)
+        more = np.where(wanted >= turns.sharp * uniform, np.clip(
+            wanted, uniform, turns.densest * uniform), uniform) - uniform
         if scale != 1.0:
             more *= scale
         # (carried on from the block before: the same additions in the same order as the
@@ -595,7 +672,8 @@ def _measure(table: Table, shape_points: int, scale: float = 1.0
         yield sigma, measure, added
 
 
-def _targets(table: Table, cuts: list[float], shape_points: int
+def _targets(table: Table, cuts: list[float], shape_points: int,
+             turns: Turns | None = None, turned: list[bool] | None = None
              ) -> tuple[list[tuple[float, float, int]], Stored]:
     """The pieces between the ``cuts`` (lo, hi, their shape points' count) and the shape
     points' arc lengths (sorted, on disk: 8 bytes a point): uniform in arc length,
@@ -608,23 +686,27 @@ def _targets(table: Table, cuts: list[float], shape_points: int
     less (a point-to-point leg: a line) keeps the uniform points to the bit. The turning
     adds ``shape_points`` at most in all (scaled down where it would add more: a path
     turning sharply everywhere), so the shape's knots in memory stay within two numbers an
-    input sample (:data:`MOST_SAMPLES`)."""
+    input sample (:data:`MOST_SAMPLES`). ``turns``: :func:`_measure`'s; ``turned``: where
+    given, whether each piece's points follow its turning appended to it (else uniform)."""
     at, scale = np.zeros((len(cuts), 2)), 1.0  # (tau and extra at each cut)
+    more = 1.0 if turns is None else turns.more
     edges = np.asarray(cuts)
     for _ in range(2):  # (a second pass where the turning adds too many)
-        for sigma, tau, extra in _measure(table, shape_points, scale):
+        for sigma, tau, extra in _measure(table, shape_points, scale, turns):
             inside = (edges >= sigma[0]) & (edges <= sigma[-1])
             at[inside] = np.stack([np.interp(edges[inside], sigma, tau),
                                    np.interp(edges[inside], sigma, extra)], axis=1)
-        if at[-1, 1] <= shape_points * (1 + 1e-9):
+        if at[-1, 1] <= more * shape_points * (1 + 1e-9):
             break
-        scale = shape_points / at[-1, 1]  # (the extra is linear in it)
+        scale = more * shape_points / at[-1, 1]  # (the extra is linear in it)
     length = float(table.points[-1][SIGMA])
     spans, turning = [], []
     for lo, hi, (a, e), (b, f) in zip(cuts[:-1], cuts[1:], at[:-1], at[1:], strict=True):
         turning.append(f - e >= 0.5)  # (a shape point more at least)
         uniform = shape_points * (hi - lo) / length
         spans.append((lo, hi, max(LEAST, round(b - a if turning[-1] else uniform)) + 1))
+    if turned is not None:
+        turned.extend(turning)
     # each piece's points uniform in arc length or in tau from its first cut to its last
     # (np.linspace's, a block at a time)
     target, wanted = Stored(sum(count for _, _, count in spans)), None
@@ -645,7 +727,7 @@ def _targets(table: Table, cuts: list[float], shape_points: int
     # the path)
     pieces = np.cumsum([0] + [count for *_, count in spans])
     c = 0
-    for sigma, tau, _ in _measure(table, shape_points, scale):
+    for sigma, tau, _ in _measure(table, shape_points, scale, turns):
         while c < len(target):
             k = int(np.searchsorted(pieces, c, side="right")) - 1
             if not turning[k]:
@@ -1010,7 +1092,7 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
           shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
           progress: Callable[[int, int], None] | None = None, interpolate: bool = False,
-          kept: list[ArcRows] | None = None
+          kept: list[ArcRows] | None = None, turning: bool = False
           ) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
     chunks, :func:`arcs`) in its arc
@@ -1027,11 +1109,11 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     for the passes and kept) appended to it, for later passes on the same arc with the same
     limits to read back (:mod:`~hodyn_cli.algorithms.limits.rates`' rounds,
     :func:`within`; made again, the rounds' passes spent 0.5 of 14 s of a 3 x 10^4-sample
-    path's CPU in them: benchmarks/README.md, long7)."""
+    path's CPU in them: benchmarks/README.md, long7). ``turning``: :func:`arcs`'."""
     out = []
     path = source(path)
     table = table or lengths(path)
-    pieces, names = arcs(path, points, shape_points, table), table.names
+    pieces, names = arcs(path, points, shape_points, table, turning), table.names
     total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
 
     def advance(points: int) -> None:
@@ -1323,7 +1405,7 @@ def widths(law: Law, reach: float) -> np.ndarray:
 
 def _widths(law: Law, reach: float) -> Column:
     """:func:`widths` on disk (:func:`_kept`), made a block at a time."""
-    delta, M = law.sigma[1] - law.sigma[0], len(law.x)
+    delta, M = _step(law.sigma), len(law.x)
     least = max(1, -(-SMOOTH // PASSES))
     most = max(1, (M - 3) // PASSES)
 
@@ -1335,6 +1417,22 @@ def _widths(law: Law, reach: float) -> Column:
     for _ in range(CALMING):
         width = _kept(M, _swept(width, span, odd=False))
     return _kept(M, clip(_blocks(width)))
+
+
+def _step(sigma: Grid) -> float:
+    """The grid's step for the kernel's widths: a uniform grid's (its first interval's),
+    and a grid denser where the path turns (:func:`_grids`) its longest, the uniform part's:
+    the kernel there as before, narrower in arc length where the grid is denser (there the
+    law is slow, in the sharp dips of the turns' torque bound, which a kernel as wide in
+    time spreads). Each point's own step made the kernel ~15 intervals wide about the
+    dips, and :func:`lowered`'s one reach for the whole law (PASSES times the widest) then
+    spanned ~120 of the uniform part's intervals about each: the Borinot's 100 Hz Fourier
+    path (grid_intervals' 6003 and 6003 more) lowered to 6.56 s from the passes' 5.32 s,
+    5.53 s with the grid's mean step; at 20 Hz (4000 and 12 751 more) 5.63 s with its mean
+    step, 5.47 s with its longest (the passes' 5.32 s; benchmarks/README.md, borinot19)."""
+    if isinstance(sigma, Spaced):
+        return float(sigma[1] - sigma[0])
+    return float(np.diff(sigma).max())
 
 
 #: the moving averages of :func:`widths`'s field (three: its second derivative continuous)
@@ -2310,8 +2408,8 @@ def law_spline(sigma: Grid, x: np.ndarray) -> BSpline:
     (:func:`~hodyn_cli.algorithms.limits.bsplines.in_blocks`: its banded system over the
     whole grid, ~100 bytes a grid point, was a long path's peak of memory, +76 MB at 3 x
     10^5 samples), the conditions at a block's inner ends the cubic's there too."""
-    return in_blocks(sigma, x, LAW, _ends(sigma, x),
-                     lambda lo, hi: _ends(sigma[lo:hi], x[lo:hi]))
+    return in_blocks(sigma, x, LAW, _ends(sigma, x, 0, len(sigma)),
+                     lambda lo, hi: _ends(sigma, x[lo:hi], lo, hi))
 
 
 #: the degree of the played law's spline x(sigma) (:func:`law_spline`)
@@ -2349,22 +2447,42 @@ def _law_spline(sigma: Grid, x: Column) -> LawSpline:
     coefficients = Stored(M + LAW - 1)
     ends = np.concatenate([x[0:4], x[M - 4 : M]])  # (each end's four points)
     done = 0
-    for block in coefficients_of(sigma, x, LAW, _ends(sigma[:2], ends),
-                                 lambda lo, hi: _ends(sigma[lo:hi], x[lo:hi])):
+    for block in coefficients_of(sigma, x, LAW, _ends(sigma, ends, 0, M),
+                                 lambda lo, hi: _ends(sigma, x[lo:hi], lo, hi)):
         coefficients.write(done, block)
         done += len(block)
     return LawSpline(sigma, coefficients)
 
 
-def _ends(sigma: Grid, x: np.ndarray) -> tuple[list[tuple[int, float]],
-                                                     list[tuple[int, float]]]:
-    """The slope and curvature at each end of the cubic through the four points there."""
-    h = sigma[1] - sigma[0]
+def _ends(sigma: Grid, x: np.ndarray, a: int, b: int
+          ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+    """The slope and curvature at each end of the cubic through the four points there (x's
+    ends: at the grid points a and b-1, each with its own step: :func:`end_steps`)."""
+    first, last = end_steps(sigma, a, b)
     ends = []
-    for end, sign in ((x[:4], 1.0), (x[:-5:-1], -1.0)):
+    for end, sign, h in ((x[:4], 1.0, first), (x[:-5:-1], -1.0, last)):
         curvature = 2 * end[0] - 5 * end[1] + 4 * end[2] - end[3]
         ends.append([(1, sign * end_slope(end) / h), (2, curvature / h**2)])
     return ends[0], ends[1]
+
+
+def end_steps(sigma: Grid | np.ndarray, a: int = 0, b: int | None = None
+              ) -> tuple[float, float]:
+    """The grid's first and last steps over its points a .. b-1: on a uniform grid (its
+    steps equal but for rounding) the first for both, as before grids were denser where the
+    path turns (:func:`_grids`: each end its own).
+
+    >>> end_steps(np.linspace(0.0, 1.0, 7)), end_steps(np.array([0.0, 0.5, 0.75]))
+    ((0.16666666666666666, 0.16666666666666666), (0.5, 0.25))
+    """
+    b = len(sigma) if b is None else b
+    first, last = float(sigma[a + 1] - sigma[a]), float(sigma[b - 1] - sigma[b - 2])
+    return first, first if abs(last - first) <= UNIFORM * first else last
+
+
+#: grid steps within this share of each other are one step (:func:`end_steps`: rounding's
+#: differences on a uniform grid are ~1e-13 of a step at 10^6 points)
+UNIFORM = 1e-9
 
 
 def _ramp(rise: float, duration: float, flat: float = 0.0) -> Ramp:

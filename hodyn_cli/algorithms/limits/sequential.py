@@ -318,7 +318,7 @@ def _smoothed(sigma: np.ndarray, x: np.ndarray, within: Callable[[np.ndarray], b
     if M < 4 * SMOOTHED or min(x[0], x[-1]) <= REST * float(x.max()):
         return None
     inner = sigma[SMOOTHED : M - 1 : SMOOTHED]
-    inner = inner[inner < sigma[-1] - SMOOTHED / 2 * (sigma[1] - sigma[0])]
+    inner = inner[inner < sigma[-1] - SMOOTHED / 2 * reachability.end_steps(sigma)[1]]
     t = np.concatenate([np.full(k + 1, sigma[0]), inner, np.full(k + 1, sigma[-1])])
     out = _least_squares(_Basis.of(sigma, t, k, 1), x)
     if not (out > 0).all():
