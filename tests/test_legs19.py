@@ -34,7 +34,9 @@ def test_solos_leg_on_a_nine_harmonic_fourier_path_tries_the_third_candidate_fin
     src, _ = sweep.design(tmp_path, robot, model, "fourier9", 100.0, sweep.SHIFT.get("solo-leg"))
     _, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(src), model, need=5))
     assert opt.used == "reachability"
-    assert opt.duration < 1.08 * TOPPRA["solo-leg"], opt.duration
+    # (0.574395 s with the grid denser at sharp turns, borinot19, and the output at 5 kHz,
+    # short19)
+    assert opt.duration < 1.005 * TOPPRA["solo-leg"], opt.duration
 
 
 @pytest.mark.slow
@@ -48,4 +50,6 @@ def test_bolts_leg_on_a_nine_harmonic_fourier_path_tries_the_third_candidate_fin
     src, _ = sweep.design(tmp_path, robot, model, "fourier9", 100.0, sweep.SHIFT.get("bolt-leg"))
     _, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(src), model, need=5))
     assert opt.used == "reachability"
-    assert opt.duration < 1.12 * 0.6952, opt.duration
+    # (0.703863 s with the grid denser at sharp turns, borinot19, and the output at 5 kHz,
+    # short19: +1.25 %)
+    assert opt.duration < 1.015 * 0.6952, opt.duration

@@ -72,13 +72,13 @@ def test_a_nine_harmonic_fourier_path_of_the_kinova_on_anymal_is_near_toppra():
     assert opt.duration < 1.005 * 10.5704, opt.duration
 
 
-@pytest.mark.xfail(strict=True, reason="3.88788 s, +4.3 %: the played law 1.7 % longer than "
-                   "reachability's, its first fit 2.3 % slower (legs18): issue 37 goal 1")
 def test_a_nine_harmonic_fourier_path_of_laikagos_leg_is_near_toppra():
     """Laikago's front left leg (FL_hip, FL_thigh, FL_calf; the rest held) on the same Fourier
     path as the Kinova's above (2001 samples at 100 Hz): toppra 3.7278 s; hodyn 4.01214 s
     (+7.6 %; 4.4956 s before gaps17's refined grid; reachability's law 3.76078 s; before
-    it, with rate=1000 the fit cost 37.5 %: 5.17169 s; with arc_grid=16000 5.09 %: 3.92717 s)."""
+    it, with rate=1000 the fit cost 37.5 %: 5.17169 s; with arc_grid=16000 5.09 %: 3.92717 s;
+    3.88788 s after legs18's third candidate; 3.72247 s, -0.14 %, since borinot19's grid
+    denser where the path turns sharply)."""
     model = _arm("laikago_description/urdf/laikago.urdf",
                  ["FL_hip_joint", "FL_thigh_joint", "FL_calf_joint"])
     traj = generate(model, "fourier", duration=20.0, rate=100.0, derivatives=4, harmonics=9,
