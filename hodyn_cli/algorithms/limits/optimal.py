@@ -1785,7 +1785,8 @@ class Optimal:
                                # the xArm7's lines with a stop, --jerk 200 and 20, lifted
                                # kept their limits and passed validate)
                                lift=len(found) == 1, refine=refine,
-                               unreached=unreached, cubic=fine)
+                               unreached=unreached, cubic=fine,
+                               bounds=by_arc[id(arc)].bounds)
             if rated is None:
                 return None, rise, 0.0
             pieces.append((arc, rated.law))

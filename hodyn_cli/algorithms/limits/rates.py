@@ -252,8 +252,8 @@ def kept(arc: reachability.Arc, law: reachability.Law,
          limits: Callable[[int, int], list[PathLimit]],
          rows: Callable[[int, int], reachability.Rows], reach: float,
          ceiling: np.ndarray | None = None, lift: bool = True, refine: float = np.inf,
-         unreached: float = np.inf, cubic: bool = False
-         ) -> Rated | None:
+         unreached: float = np.inf, cubic: bool = False,
+         bounds: dict[int, reachability.Bounds] | None = None) -> Rated | None:
     """``law`` (reachability's along ``arc``) with the x to play it with at its grid points
     (its :attr:`~reachability.Law.played`) so that its motion keeps every limit at them
     within :data:`TOLERANCE` (``limits(a, b)``: every limit at the grid points a .. b-1, the
@@ -311,9 +311,10 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         return replace(r, top=np.minimum(r.top, ceiling[a:b]))
 
     half, planned, fastest = reachability.widths(law, reach), law.x[:], law.duration
-    # (the rows' bounds on x whatever their top, made at the first round that runs the
-    # passes again and read by the later ones: their ceilings change the top alone)
-    bounds: dict[int, reachability.Bounds] = {}
+    # (the rows' bounds on x whatever their top: ``bounds``, the passes' own where they
+    # kept them (``reachability.ArcRows.bounds``), else made at the first round that runs
+    # the passes again; read by the later ones: their ceilings change the top alone)
+    bounds = {} if bounds is None else bounds
 
     def usage(x: np.ndarray) -> Usage:
         return cached.usage(reachability.law_spline(law.sigma, x).jet(np.asarray(law.sigma), 4))

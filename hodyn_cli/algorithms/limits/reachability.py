@@ -1129,7 +1129,9 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
 
         rows_at: Callable[[int, int], Rows] = made if kept is None else ArcRows(
             len(arc.sigma), made)
-        law = along(arc, rows_at, advance, interpolate)
+        # (the rows kept: their bounds too, which rates.kept's passes under a ceiling read)
+        law = along(arc, rows_at, advance, interpolate, None if interpolate or not isinstance(
+            rows_at, ArcRows) else rows_at.bounds)
         if law is None:
             return None
         out.append((arc, law))
@@ -1288,6 +1290,10 @@ class ArcRows:
         self.M, self.rows_at = M, rows_at
         self.pieces = _pieces(M)
         self._stored: _RowsOnDisk | None = None
+        #: each piece's :func:`_bounds` by its first point, made by the passes (:func:`solve`)
+        #: and read by every later pass under a ceiling, whose rows differ in their top alone
+        #: (``rates.kept``'s: made twice, ~1.5-2 s of the Panda's 10^5-sample path)
+        self.bounds: dict[int, Bounds] = {}
 
     def __call__(self, a: int, b: int) -> Rows:
         i = a // BLOCK
