@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 TOPPRA = {"solo-leg": 0.5761}
 
 
+@pytest.mark.slow  # (~3 s: the default suite's budget)
 def test_solos_leg_on_a_nine_harmonic_fourier_path_tries_the_third_candidate_finer(tmp_path):
     """Solo 12's front left leg on sweep17's ``fourier9`` (2001 samples at 100 Hz): 0.8708 s
     before, 51 % over toppra's 0.5761 s (its law played with the 0.5 ms kernel of the finer
