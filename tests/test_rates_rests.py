@@ -59,3 +59,17 @@ def test_the_iiwa_s_point_to_point_law_by_reachability_is_shorter_than_the_windo
     assert opt.duration < IIWA_P2P_WINDOWS * (1 - 5e-3), opt.duration
     assert hodyn_cli.check_limits(model, out, limits=limits).feasible
     assert hodyn_cli.validate_motion(model, out, samples=30).passed
+
+
+def test_the_played_u_at_each_rest_is_over_that_ends_own_grid_step():
+    """``rates._leaving`` on a grid denser at one end (reachability's grid where the path turns
+    sharply: :func:`~hodyn_cli.algorithms.limits.reachability.end_steps`): x = 3 sigma
+    played, u = x'/2 = 1.5 at both rests; over the first step at both ends the last one read
+    1.5 x 0.01 / 0.1 = 0.15."""
+    import numpy as np
+
+    sigma = np.concatenate([np.arange(0.0, 1.0, 0.1), 1.0 + np.arange(0.0, 0.1, 0.01)])
+    x = 3 * sigma
+    law = reachability.Law(sigma, x, np.zeros(len(sigma) - 1), played=x)
+    assert rates._leaving(law, 0) == pytest.approx(1.5, rel=1e-12)
+    assert rates._leaving(law, -1) == pytest.approx(1.5, rel=1e-12)

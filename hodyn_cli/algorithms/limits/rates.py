@@ -763,7 +763,7 @@ def cornered(pieces: list[tuple[reachability.Arc, reachability.Law]],
 def _leaving(law: reachability.Law, end: int) -> float:
     """|u| at the rest ``end`` (0 its start, -1 its end) of ``law`` as played: half the slope
     of its played x there (:attr:`~reachability.Law.played`), as the played law's spline
-    takes it (the cubic through its four end points, its grid's first interval at both ends:
+    takes it (the cubic through its four end points, over its own grid step at each end:
     :func:`~hodyn_cli.algorithms.limits.reachability.law_spline`); the passes' u where it is
     not played. Why: a ramp warps the played law and steps in its u over the rise
     (:mod:`~hodyn_cli.algorithms.limits.ramps`), and the rounds' smoothing, widened at a rest
@@ -779,7 +779,9 @@ def _leaving(law: reachability.Law, end: int) -> float:
         return abs(float(law.u[end]))
     M = len(law.played)
     ends = np.asarray(law.played[0:4] if end == 0 else law.played[M - 4 : M][::-1])
-    return abs(reachability.end_slope(ends)) / (2 * float(law.sigma[1] - law.sigma[0]))
+    # (the end's own grid step: a grid denser where the path turns has two, end_steps)
+    step = reachability.end_steps(law.sigma)[0 if end == 0 else 1]
+    return abs(reachability.end_slope(ends)) / (2 * step)
 
 
 def _corners(pieces: list[tuple[reachability.Arc, reachability.Law]]
