@@ -117,6 +117,8 @@ def test_baxters_zigzag_with_torque_accelerations_is_planned_again_not_given_up(
     """With torque rates and accelerations (auto takes the windows: reachability's law fails
     validate): 5.6420 s before; the local cap's first law is consistent as planned but not at
     any resampling within its limits (4.9 times validate's tolerance), which gave way to the
-    uniform scaling, 24.8156 s; planned again at a calmer pace, 4.8519 s."""
+    uniform scaling, 24.8156 s; planned again at a lower cap and a calmer pace, 4.8519 s from
+    the uniform scaling each time (~20 s of CPU), 4.5944 s from the last law played slower
+    (tests/test_windows19b.py; ~15 s, the pace halved once, not twice)."""
     robot, flags, src, made = _baxter_zig(tmp_path)
-    assert _retimed(tmp_path, robot, flags, src, "--limits", made["taccs"]) < 5.0
+    assert _retimed(tmp_path, robot, flags, src, "--limits", made["taccs"]) < 4.7

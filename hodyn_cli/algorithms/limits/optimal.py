@@ -1937,6 +1937,7 @@ class Optimal:
             self.plan(chunks(), self._tightened(margin), pace, cap, start)
             start = None
             assert self.path is not None
+            law = self.path.law  # (as planned: _resampled plays it slower)
             planned = self.path.duration
             if passed is None and not (cap == CAP and self.peak >= CAP * (1 - 1e-3)):
                 # (no higher cap tried after it, whose law could be shorter: the plans after
@@ -1989,10 +1990,21 @@ class Optimal:
                 self._hopeless(planned)
                 cap = max(self.peak * (CALM / lag) ** (1 / STEEP), CAP_LEAST)
                 lowered += 1
+                # (from this law, as planned, played peak / cap times slower: within the lower
+                # cap, and within the limits and the smoothness rows, which a slower playing
+                # keeps; from the uniform one the solve climbs again to x's hundreds of times
+                # x0 on the slow legs of a path with rests inside: the 2R's two legs of
+                # tests/test_windows19b.py, 120 of HiGHS's solves and 28584 simplex
+                # iterations against 24 and 10920, to 1.28341 s against 1.25668 s)
+                start = replace(law, coefficients=law.coefficients * (cap / self.peak) ** 2)
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
                 self._hopeless(planned)
                 pace /= 2
+                # (from this law played twice slower, x / 4: the smoothness rows bound x^(k)
+                # by 2 x1 nu^k, nu at most ~ pace sqrt(x0 / x), which a quarter of x keeps at
+                # half the pace, 2^-k 4^(k/2) = 1, as it keeps the limits and the cap)
+                start = replace(law, coefficients=law.coefficients / 4)
                 continue
             if self.final is not None:
                 break
