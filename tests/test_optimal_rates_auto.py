@@ -79,16 +79,17 @@ TURNS = [[-0.3, 0.2, -0.2, 0.25, -0.2, 0.2], [0.25, -0.15, 0.3, -0.2, 0.25, -0.2
 
 
 @pytest.mark.slow
-def test_where_the_windows_cannot_be_shorter_auto_stops_them_and_they_are_not(
+def test_where_the_windows_lose_auto_keeps_reachabilitys_law_bit_for_bit(
         tmp_path, stops, monkeypatch):
-    """The UR10's point-to-point path with a jerk of 300 rad/s^3: the windows' first plan at
-    the cap of 8 (1.907 s) is more than FIT longer than reachability's law and inconsistent;
-    auto stops them there (a lower cap's law is no shorter) and writes what ``--solver
-    reachability`` writes, bit for bit; ``--solver windows`` alone, its lower cap planned
-    too, is longer (1.93 s). (FIT at 1 %: reachability's law, 1.843 s when its start and
-    end were steps of acceleration from rest, is 1.877 s with them ramped, 1.6 % short of
-    the windows' first plan.) The windows run as on a path without corners (``SLACK``: its
-    slack, 1.26, is within ``CORNERED_SLACK``, where auto runs none now)."""
+    """The UR10's point-to-point path with a jerk of 300 rad/s^3: auto runs the windows after
+    reachability's law (1.81678 s) and writes what ``--solver reachability`` writes, bit for
+    bit; ``--solver windows`` alone is longer (1.90363 s). (FIT at 1 %; the windows run as on
+    a path without corners: ``SLACK``, its slack 1.26 within ``CORNERED_SLACK``, where auto
+    runs none now.) Before each stretch between rests had its own cap (windows19) the first
+    plan, at the whole path's cap of 8, was 1.907 s as planned, more than FIT longer than
+    reachability's law, and auto stopped the windows there (``_hopeless``); at the stretches'
+    caps it is 1.581 s as planned, nothing stops it, and its fit comes out longer
+    (tests/test_windows18.py has the windows given up)."""
     monkeypatch.setattr(optimal, "FIT", 0.01)
     monkeypatch.setattr(optimal, "CORNERED_SLACK", optimal.SLACK)
     import csv
@@ -112,8 +113,7 @@ def test_where_the_windows_cannot_be_shorter_auto_stops_them_and_they_are_not(
         notice(run("retime", robot, path, "--optimal", "--jerk", 300, "--solver", s, "-o",
                    out), path)
     auto, alone, windows = (attrs(outs[s]) for s in ("auto", "reachability", "windows"))
-    assert stops == [auto["duration"]] and list(auto["solvers_run"]) == [
-        "reachability", "windows"]
+    assert stops == [] and list(auto["solvers_run"]) == ["reachability", "windows"]
     assert windows["duration"] > auto["duration"] == alone["duration"]
     with h5py.File(outs["auto"]) as f, h5py.File(outs["reachability"]) as g:
         assert all(np.array_equal(f[k][()], g[k][()]) for k in g)
