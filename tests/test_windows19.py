@@ -122,3 +122,17 @@ def test_baxters_zigzag_with_torque_accelerations_is_planned_again_not_given_up(
     (tests/test_windows19b.py; ~15 s, the pace halved once, not twice)."""
     robot, flags, src, made = _baxter_zig(tmp_path)
     assert _retimed(tmp_path, robot, flags, src, "--limits", made["taccs"]) < 4.7
+
+
+@pytest.mark.slow
+def test_a_grid_of_several_windows_keeps_the_whole_paths_cap():
+    """The 2R's legs of 0.1 and 2.03 s at 10 kHz (21 301 samples: a grid of several windows,
+    ``programme.WINDOW``): the windows' law 1.7120 s, as before the stretches had caps of their
+    own; with them, each window's programmes starting from the law before, the slow leg raced
+    in its first and last windows and crawled in the middle ones: 4.1265 s (review43)."""
+    model = hodyn_cli.load_robot(str(URDF / "planar_2r.urdf"))
+    motion = generate(model, "point-to-point", waypoints=WAYPOINTS,
+                      segment_duration=[0.1, 2.03], rate=10_000.0)
+    _, opt = hodyn_cli.retime_optimal(model, motion, solver="windows")
+    assert opt.path.grid > programme.WINDOW
+    assert opt.duration < 1.8, opt.duration

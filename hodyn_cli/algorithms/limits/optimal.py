@@ -48,6 +48,7 @@ from hodyn_cli.algorithms.limits.programme import (
     GRID,
     PACE,
     STEEP,
+    WINDOW,
     KinkCeiling,
     PathGrid,
     Stretches,
@@ -946,7 +947,8 @@ class Optimal:
         self.bound = Bound(model, limits)
         self.orders = 0
         self.scale = 1.0
-        #: the last plan's largest path speed, in times the uniform scaling's
+        #: the last plan's largest path speed, in times the uniform scaling's (each stretch's own
+        #: where the stretches between rests have caps of their own: :meth:`_stretched`)
         self.peak = 1.0
         #: reachability's played law's duration over its passes' where limits of higher
         #: orders made it slower (1: none; :meth:`_rated`)
@@ -1001,7 +1003,7 @@ class Optimal:
         its path speed within ``cap`` times the uniform one; from ``start``, a law planned on
         the same grid for the same limits, or the uniform one): the uniform scaling first (its
         k, and the grid's samples), then :func:`solve`; :attr:`peak`: the law's largest path
-        speed, in times the uniform one."""
+        speed, in times the uniform one (its stretch's, :meth:`_stretched`)."""
         limits = self.limits if limits is None else limits
         collected = PathGrid(self.grid, kinks=not self.uniform)
         uniform = self._survey(chunks, limits, collected.add, lambda: collected.count)
@@ -1046,11 +1048,17 @@ class Optimal:
         how many times the path's ``uniform`` speed each one's own uniform scaling is within
         ``limits`` at the grid points, v (``ScaleSearch``'s per segment; 1 where none
         binds: :func:`~hodyn_cli.algorithms.limits.programme.stretches`), for :func:`solve`'s
-        caps and smoothness: each stretch as if it were a path from rest to rest, which
+        caps (not its smoothness rows: programme's ``smooth_rows`` says why): each stretch as
+        if it were a path from rest to rest, which
         :data:`~hodyn_cli.algorithms.limits.programme.CAP` was measured on. None: no rest
-        inside (one stretch, v = 1)."""
+        inside (one stretch, v = 1), or a grid of more than one window."""
         joins = rests_inside(slow)
-        if not joins.size:
+        # (a grid of more than one window: the whole path's cap. Each window's programmes start
+        # from the law before, x0 on the slow stretch, and a stretch over several windows raced
+        # in the first and last and crawled in the middle ones, which stopped after a few
+        # programmes: the 2R's 2 s leg at 10 kHz 1.7120 -> 4.1265 s, the iiwa's zigzag at 1 kHz
+        # 9.5896 -> 22.6235 s, review43; a start at each stretch's own x0 v^2 would lift this)
+        if not joins.size or len(path.t) > WINDOW:
             return None
         search = ScaleSearch(self.model, limits, tuple(path.t[joins]))
         search.add(self._laws(path), path)
