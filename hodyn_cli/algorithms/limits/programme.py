@@ -1166,7 +1166,7 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
     # starts from the last one's basis; with a row only where the ceiling held, 7 of the Z1's
     # 28 programmes on its point-to-point path with --jerk 500 started from scratch)
     kinked = np.zeros(0, int) if ceiling is None else ceiling.points(most)
-    cap = np.broadcast_to(most, s.shape)[kinked]
+    kink_cap = np.broadcast_to(most, s.shape)[kinked]  # (the cap as x at those points)
 
     def kink_rows(x: np.ndarray) -> tuple[Rows, np.ndarray]:
         """At the grid points next to a kink, the rows ``x / ceiling`` at the current x (which
@@ -1174,8 +1174,8 @@ def solve(s: np.ndarray, limits: list[PathLimit], x0: float, degree: int, rate: 
         below the cap, none (infinite) where the cap holds x."""
         assert ceiling is not None
         top = np.maximum(ceiling.at(x), x)[kinked]
-        held = top < cap
-        return D[0][kinked].scaled(1 / np.where(held, top, cap)), np.where(held, 1.0, np.inf)
+        held = top < kink_cap
+        return D[0][kinked].scaled(1 / np.where(held, top, kink_cap)), np.where(held, 1.0, np.inf)
 
     T, rho, converged = law.across(s[0], s[-1]), 1.0, False
     active = None  # the last programme's rows and basis (:class:`_Active`)
