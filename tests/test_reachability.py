@@ -660,7 +660,10 @@ def test_ten_to_the_fifth_samples_are_within_three_hundredths_of_a_percent_of_to
         res = run(*args, "-q")
         assert res.exit_code == 0, res.output
     with h5py.File(out) as f:
-        assert f.attrs["solver"] == "reachability" and f.attrs["grid_points"] == 300_004
+        # (3 grid points a sample, and a point every 0.005 rad where the cosine turns by more
+        # than 8 times that within a uniform interval, borinot19: 300 663)
+        assert f.attrs["solver"] == "reachability"
+        assert 300_004 <= f.attrs["grid_points"] <= 1.01 * 300_004
         assert 0 <= f.attrs["duration"] / 767.155 - 1 < 3e-4, f.attrs["duration"]
     for command in ("check", "validate"):  # (exit 1: beyond a limit, or inconsistent)
         res = run(command, IIWA, out)
@@ -674,7 +677,7 @@ def test_the_memory_of_a_long_path_levels_off(tmp_path):
     within 150 MiB of that at 3 x 10^4 (the input read chunk by chunk, the played law 4
     numbers a grid point, the splines solved in blocks: 176-180 and 240 MiB measured; 575
     MiB at 3 x 10^5 when reachability held the whole path and the law's time derivatives),
-    the law's grid 3 points a sample at both."""
+    the law's grid 3 points a sample at both (and 0.2 % more where the path turns sharply)."""
     rss = []
     for samples in (30_000, 300_000):
         src, out = tmp_path / f"in{samples}.h5", tmp_path / f"out{samples}.h5"
@@ -685,7 +688,8 @@ def test_the_memory_of_a_long_path_levels_off(tmp_path):
                                  str(out)]))
         with h5py.File(out) as f:
             assert f.attrs["solver"] == "reachability"
-            assert f.attrs["grid_points"] == 3 * samples + 4
+            # (and where the cosine turns sharply, a point every 0.005 rad: borinot19)
+            assert 3 * samples + 4 <= f.attrs["grid_points"] <= 1.01 * (3 * samples + 4)
     assert rss[1] < rss[0] + 150, rss
 
 
