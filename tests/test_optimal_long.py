@@ -103,8 +103,12 @@ def test_the_peak_memory_at_ten_to_the_sixth_samples_is_that_at_ten_to_the_fifth
     2026-12-02, 174 and 205 MB on the CI machine the same day, over the 30 MB this test
     allowed before). The rest of the rise is not NumPy's or Python's (tracemalloc's peak:
     108.6 MiB at 10^5, 103.3 at 10^6) nor freed pages kept (malloc_trim every 0.25 s: 176
-    and 189 MB); not attributed further. What it catches: 188 and 248-267 MB with the law
-    on the grid, sigma and x, 16 bytes a grid point, and the shape points' targets in memory;
+    and 189 MB); not attributed further. What it catches: 176 and 222 MB on CI, 179 and
+    225-260 MB here, with the grid denser where the path turns (0.2 % denser on this path)
+    in memory and made whole (3 arrays of it at once): 179 and 193 MB with it on disk
+    (:class:`~hodyn_cli.algorithms.limits.stored_grid.StoredGrid`, 2026-12-02); 188 and
+    248-267 MB with the law on the grid, sigma and x, 16 bytes a grid point, and the shape
+    points' targets in memory;
     184 and 396 MB with the smoothing's arrays and the played law's spline too (memchunk3).
     And the output within its limits (check)."""
     robot, peaks = str(URDF / "iiwa14.urdf"), {}

@@ -69,6 +69,7 @@ from hodyn_cli.algorithms.limits.programme import PathLimit, between, path_limit
 from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp, Start
 from hodyn_cli.algorithms.limits.spaced import Spaced
 from hodyn_cli.algorithms.limits.stored import Stored
+from hodyn_cli.algorithms.limits.stored_grid import StoredGrid
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -188,8 +189,8 @@ PIECE = 1000
 _AFFINE = {(), (1, 1), (2,)}
 
 
-#: a grid of points: in memory, or made where it is read
-Grid = np.ndarray | Spaced
+#: a grid of points: in memory, made where it is read, or read from disk
+Grid = np.ndarray | Spaced | StoredGrid
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -197,11 +198,12 @@ class Arc:
     """A piece of the path between rests where it turns: its shape q(sigma) (a spline
     through points of the path at their arc length, :data:`DEGREE`: its ``knots`` (m,) and
     ``coefficients`` (m - DEGREE - 1, n), on disk: ~one point an input sample, each n
-    numbers), on ``sigma`` (M,), a grid uniform in arc length from 0 (made where it is read,
+    numbers), on ``sigma`` (M,), a grid from 0 uniform in arc length (made where it is read,
     :class:`~hodyn_cli.algorithms.limits.spaced.Spaced`: 3 points an input sample, held from
-    the passes to the output's last sample); ``rest``: (at its start, at its end) whether
-    the path is at rest there (x = 0); ``still``: (n,) the position of each joint that does
-    not move along it (:func:`_still`), NaN where it moves."""
+    the passes to the output's last sample) or denser where the path turns sharply
+    (:func:`_grids`: on a long path on disk, :class:`StoredGrid`); ``rest``: (at its start,
+    at its end) whether the path is at rest there (x = 0); ``still``: (n,) the position of
+    each joint that does not move along it (:func:`_still`), NaN where it moves."""
 
     sigma: Grid
     knots: np.ndarray
@@ -611,28 +613,43 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     return pieces
 
 
-def _grids(table: Table, cuts: list[float], points: int) -> list[np.ndarray | None]:
+def _grids(table: Table, cuts: list[float], points: int) -> list[Grid | None]:
     """Each piece's grid (from 0 at its first cut) where the path turns sharply along it:
     ``points`` intervals in all uniform in arc length, and one every ``GRID_TURNS.angle`` of
     its turning where that is more than ``sharp`` times as dense (at most ``densest`` times;
     the turning adds ``more`` times ``points`` at most in all: :func:`_targets`' measure
     with :data:`GRID_TURNS`), its points then averaged (:data:`GRID_CALM`); None where it
-    does not (the uniform grid, to the bit). In memory: 8 bytes a point of the pieces that
-    turn."""
+    does not (the uniform grid, to the bit). Made a block at a time, and a long path's on
+    disk (:func:`_ended`): in memory, a block's points and every
+    :data:`~hodyn_cli.algorithms.limits.stored.TAKEN`-th point."""
     turned: list[bool] = []
     spans, target = _targets(table, cuts, points, GRID_TURNS, turned)
-    grids: list[np.ndarray | None] = []
+    grids: list[Grid | None] = []
     first = 0
     for (lo, hi, count), turning in zip(spans, turned, strict=True):
         grid = None
         if turning:
-            grid = target[first : first + count] - lo
+            made: Column = _kept(count, ((a, target[first + a : first + min(a + BLOCK, count)]
+                                            - lo) for a in range(0, count, BLOCK)))
+            half = float(min(GRID_CALM, (count - 3) / 2))
             for _ in range(CALMING):  # (its steps averaged: see GRID_CALM)
-                grid = swept(grid, np.full(len(grid), min(GRID_CALM, (len(grid) - 3) / 2)))
-            grid[0], grid[-1] = 0.0, hi - lo  # (its ends at its cuts exactly)
+                made = _kept(count, _swept(made, half, odd=True))
+            grid = _ended(made, hi - lo)
         grids.append(grid)
         first += count
     return grids
+
+
+def _ended(points: Column, end: float) -> np.ndarray | StoredGrid:
+    """A turning piece's grid: ``points`` from 0 to ``end`` exactly at its cuts, in memory
+    or, where they are on disk (a long path's), read from there (:class:`StoredGrid`)."""
+    if isinstance(points, Stored) and points.on_disk:
+        points.write(0, np.zeros(1))
+        points.write(len(points) - 1, np.array([end]))
+        return StoredGrid(points)
+    grid = np.asarray(points[:], dtype=float)
+    grid[0], grid[-1] = 0.0, end
+    return grid
 
 
 def _measure(table: Table, shape_points: int, scale: float = 1.0,
@@ -1438,6 +1455,8 @@ def _step(sigma: Grid) -> float:
     step, 5.47 s with its longest (the passes' 5.32 s; benchmarks/README.md, borinot19)."""
     if isinstance(sigma, Spaced):
         return float(sigma[1] - sigma[0])
+    if isinstance(sigma, StoredGrid):
+        return sigma.longest
     return float(np.diff(sigma).max())
 
 
