@@ -68,8 +68,6 @@ def test_the_path_between_a_20_hz_inputs_samples_is_the_curve(finger):
     assert far < 1e-8, far
 
 
-@pytest.mark.xfail(strict=True, reason="the arc length's table: 2 points an input interval "
-                   "at any rate (reachability.SUBDIVIDE); benchmarks/README.md, finger20")
 def test_the_grid_follows_the_turns_of_a_20_hz_input_as_of_a_100_hz_one(finger):
     """reachability's grid along the curve given at 20 Hz has the points of the same curve
     given at 100 Hz, within 1 %, where the path turns sharply (4351 at 100 Hz; 4001, the

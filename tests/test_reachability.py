@@ -346,13 +346,15 @@ def test_outputs_pass_validate_at_every_input_rate(robot, rate):
 
 def test_a_turn_back_between_samples_is_a_corner():
     """review4: a path that doubles back (180 degrees) at a momentary rest that falls between
-    the input's samples (q = a (1 - cos wt) at 20 Hz, its top between two samples): no point
-    of the arc-length table is at rest, but the direction reverses, so it is a corner (two
+    the input's samples (q = a (1 - cos wt) at 20 Hz, its top between two samples, and
+    between two of the table's points, 5 ms apart: at a period of 2.03 s its top, 1.015 s, is
+    one of them, at rest, and the path is cut there): no point of the arc-length table is at
+    rest, but the direction reverses, so it is a corner (two
     pieces), and ``--optimal`` leaves it to the linear programmes. Before, it was taken as
     one smooth piece: the 20 Hz output reversed from +4.6 to -3.4 rad/s in one step with
     qdd ~ -60 (qdddd 1.4e9), 0.445 s where the same law at 1 kHz takes 0.565 s."""
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
-    w = 2 * np.pi / 2.03
+    w = 2 * np.pi / 2.031
     t = np.arange(41) / 20.0
     d = np.stack([0.5 * (1 - np.cos(w * t)), 0.5 * w * np.sin(w * t),
                   0.5 * w**2 * np.cos(w * t), -0.5 * w**3 * np.sin(w * t),

@@ -84,7 +84,8 @@ __all__ = ["Source", "source", "overlapping", "Table", "Lengths", "lengths",
 REST = 1e-3
 #: a rest is a corner where the cosine between the directions in and out is below this
 TURN = 1 - 1e-4
-#: sub-intervals per input interval of the arc length's table (the grid's points are placed
+#: sub-intervals per input interval of the arc length's table at least (:func:`subdivisions`: more
+#: on an input coarser than SHAPE_RATE; the grid's points are placed
 #: by it, their own arc length then computed exactly)
 SUBDIVIDE = 2
 #: points of the path evaluated at once (memory: this many times its D orders and joints),
@@ -305,7 +306,7 @@ def _at(chunks: Iterable[Trajectory], s: np.ndarray, r: int) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False, repr=False)
 class Table:
-    """The input path's arc length at :data:`SUBDIVIDE` points per input interval and its
+    """The input path's arc length at :func:`subdivisions`' points per input interval and its
     end: ``points`` (F, 3), on disk (:class:`~hodyn_cli.algorithms.limits.stored.Stored`,
     read a block at a time), each point's ``s``, arc length ``sigma`` and ``speed`` ``|q'(s)|``
     and ``turned``, the angle (rad) through which the direction ``q' / |q'|`` turns from
@@ -343,7 +344,7 @@ S, SIGMA, SPEED, TURNED = 0, 1, 2, 3
 class Lengths:
     """:class:`Table` of a path fed chunk by chunk (:meth:`add`, then :meth:`table`): each
     interval between samples (the last sample of a chunk kept for the next one's first) cut
-    into :data:`SUBDIVIDE`, their lengths ``int |q'(s)| ds`` by Gauss-Legendre quadrature
+    into :func:`subdivisions`' sub-intervals, their lengths ``int |q'(s)| ds`` by Gauss-Legendre quadrature
     (:func:`_length`), their sum in order (as on the whole path: the same to the bit)."""
 
     def __init__(self) -> None:
@@ -366,10 +367,7 @@ class Lengths:
         self._last = path.rows(slice(-2, None))
         if path.n_samples < 2:
             return
-        t = path.t
-        assert t is not None
-        s = (t[:-1, None] + np.diff(t)[:, None] * np.arange(SUBDIVIDE) / SUBDIVIDE).ravel()
-        self._add(s, *_sub_lengths(path))
+        self._add(*_sub_lengths(path))
 
     def _add(self, s: np.ndarray, lengths: np.ndarray, d1: np.ndarray) -> None:
         """Points at s, the lengths from each to the next, q' there."""
@@ -421,30 +419,51 @@ def lengths(path: Trajectory | Source) -> Table:
     return lengths.table()
 
 
-def _sub_lengths(path: Trajectory) -> tuple[np.ndarray, np.ndarray]:
-    """The lengths ``int |q'(s)| ds`` of the :data:`SUBDIVIDE` equal sub-intervals of each
-    interval between the path's samples, in order (Gauss-Legendre, as :func:`_length`), and
-    q' (E, n) at their starts: q' at the same points of every interval
-    (:func:`~hodyn_cli.algorithms.limits.jets.hermite_at`: the interpolant's coefficients
-    made once an interval; point by point, as :func:`_length` takes them, the table of the
-    iiwa's cosine at 10^5 samples took 3.9 s, now 0.33 s: the same to 5e-15 of its length),
-    :data:`BLOCK` points at a time."""
+def subdivisions(h: np.ndarray) -> np.ndarray:
+    """Each input interval's sub-intervals in the arc length's table: :data:`SUBDIVIDE`, or
+    as many as an input at :data:`SHAPE_RATE` has over it where it is coarser (a 20 Hz
+    input's 10), so that the table, whose points place the shape's and whose turning places
+    the grid's where the path turns sharply (:func:`_grids`), is as fine in time as a 100 Hz
+    input's: where a coarser input's table spread each sharp turn over its 25 ms, the grid
+    did not follow it. The TriFinger's finger_edu along sweep17's Lissajous curve given at
+    20 Hz: its passes' law on 4001 grid points 0.00920871 s, its output 0.00925135 s, 1.11 %
+    over toppra's; given at 100 Hz, or at 20 Hz on this table, 4351 points, 0.00915856 s and
+    0.00916214 s, 0.14 % (benchmarks/README.md, finger20). (At 100 Hz and finer: 2, the
+    same table to the bit; a 100 Hz input's rounded steps kept at 2.)"""
+    return np.maximum(SUBDIVIDE, np.ceil(SUBDIVIDE * SHAPE_RATE * h * (1 - 1e-6))).astype(int)
+
+
+def _sub_lengths(path: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The starts ``s`` of the :func:`subdivisions`' equal sub-intervals of each interval
+    between the path's samples, in order, their lengths ``int |q'(s)| ds`` (Gauss-Legendre,
+    as :func:`_length`), and q' (E, n) there: q' at the same points of every interval of as
+    many sub-intervals (:func:`~hodyn_cli.algorithms.limits.jets.hermite_at`: the
+    interpolant's coefficients made once an interval; point by point, as :func:`_length`
+    takes them, the table of the iiwa's cosine at 10^5 samples took 3.9 s, now 0.33 s: the
+    same to 5e-15 of its length), :data:`BLOCK` points at a time."""
     nodes, weights = NODES, WEIGHTS
-    starts = np.arange(SUBDIVIDE) / SUBDIVIDE
-    at = np.concatenate([(starts[:, None] + (nodes + 1) / (2 * SUBDIVIDE)).ravel(), starts])
     rows, t = path.derivatives, path.t
     assert t is not None
     h = np.diff(t)
-    lengths, d1 = np.empty((len(h), SUBDIVIDE)), np.empty((len(h), SUBDIVIDE, rows.shape[-1]))
-    step = max(1, BLOCK // len(at))
-    for i in range(0, len(h), step):
-        j = slice(i, i + step)
-        q1 = hermite_at(rows[:-1][j], rows[1:][j], h[j], at, 1)
-        speed = np.linalg.norm(q1[:, : GAUSS * SUBDIVIDE], axis=2)
-        lengths[j] = speed.reshape(-1, SUBDIVIDE, GAUSS) @ weights * (
-            h[j, None] / (2 * SUBDIVIDE))
-        d1[j] = q1[:, GAUSS * SUBDIVIDE :]
-    return lengths.ravel(), d1.reshape(-1, rows.shape[-1])
+    counts = subdivisions(h)
+    first = np.cumsum(counts) - counts  # (each interval's first sub-interval)
+    s, lengths = np.empty(counts.sum()), np.empty(counts.sum())
+    d1 = np.empty((counts.sum(), rows.shape[-1]))
+    for n in np.unique(counts):  # (one count on an evenly sampled input)
+        intervals = np.flatnonzero(counts == n)
+        starts = np.arange(n) / n
+        at = np.concatenate([(starts[:, None] + (nodes + 1) / (2 * n)).ravel(), starts])
+        step = max(1, BLOCK // len(at))
+        for i in range(0, len(intervals), step):
+            j = intervals[i : i + step]
+            q1 = hermite_at(rows[j], rows[j + 1], h[j], at, 1)
+            speed = np.linalg.norm(q1[:, : GAUSS * n], axis=2)
+            into = (first[j, None] + np.arange(n)).ravel()
+            lengths[into] = (speed.reshape(-1, n, GAUSS) @ weights * (h[j, None] / (2 * n))
+                             ).ravel()
+            d1[into] = q1[:, GAUSS * n :].reshape(-1, rows.shape[-1])
+            s[into] = (t[j, None] + h[j, None] * np.arange(n) / n).ravel()
+    return s, lengths, d1
 
 
 def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
