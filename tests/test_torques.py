@@ -188,9 +188,10 @@ def test_the_simulation_needs_t_and_a_short_trajectory_is_one_window():
 def test_windows_cross_chunks_and_take_irregular_times():
     """The windows run across chunk boundaries (the samples they need held back) and take
     sample times that are not evenly spaced (each window then on its own ODE): the same
-    checks from one chunk as from chunks of 37 samples, and exact torques pass."""
+    checks from one chunk as from chunks of 37 samples, and exact torques pass. (150
+    samples, 4 chunk boundaries: 0.6 s of CPU where 300 took 1.3 s.)"""
     model = load_model(IIWA)
-    t = np.cumsum(np.random.default_rng(0).uniform(0.5, 1.5, 300)) * 2e-3
+    t = np.cumsum(np.random.default_rng(0).uniform(0.5, 1.5, 150)) * 2e-3
     motion = cosine(model.joint_names, t, amplitude=0.6, omega=np.linspace(1, 3, 7), orders=5)
     tau = hodyn_cli.inverse_dynamics(model, *(motion.derivatives[:, k] for k in range(5)),
                                      order=2)
