@@ -8,9 +8,11 @@ from test_base_parameters import public_robot
 from test_borinot19 import _bump
 
 import hodyn_cli
+from conftest import URDF
 from hodyn_cli.algorithms.limits import reachability, stored, stored_grid
 from hodyn_cli.algorithms.limits.stored_grid import StoredGrid
 from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.core.trajectory import Trajectory
 
 
 def test_a_grid_on_disk_reads_as_the_array_in_memory(monkeypatch):
@@ -52,15 +54,9 @@ def test_a_long_paths_turning_grid_is_on_disk_and_the_same_numbers(monkeypatch):
     assert reachability._step(kept.sigma) == reachability._step(arc.sigma)
 
 
-@pytest.mark.slow
-def test_the_borinots_law_on_a_grid_on_disk_is_the_law_in_memory(monkeypatch):
-    """The Borinot's flying arm along its 9-harmonic Fourier path at 20 Hz (36 sharp turns:
-    test_borinot19), retimed with every array on disk (ON_DISK 0) and read in blocks of 3000
-    points: its turning grids read from disk (:class:`StoredGrid`), the same output to the bit."""
-    robot = public_robot("borinot_description/urdf/borinot_flying_arm_2.urdf")
-    model = hodyn_cli.load_robot(robot)
-    traj = generate(model, "fourier", rate=20.0, duration=20.0, harmonics=9,
-                    base_frequency=0.25, seed=7, source=str(robot))
+def _retimed_with_grids_on_disk(monkeypatch, model, traj):
+    """``retime_optimal`` in memory, then with every array on disk (ON_DISK 0) read in
+    blocks of 2048 points: both outputs and the lengths of the grids read from disk."""
     out, opt = hodyn_cli.retime_optimal(model, traj)
     made = []
 
@@ -70,8 +66,33 @@ def test_the_borinots_law_on_a_grid_on_disk_is_the_law_in_memory(monkeypatch):
             super().__init__(points)
 
     monkeypatch.setattr(stored, "ON_DISK", 0)
-    monkeypatch.setattr(reachability, "BLOCK", 3000)  # (the grids in blocks: on disk)
+    monkeypatch.setattr(reachability, "BLOCK", 2048)  # (the grids in blocks: on disk)
     monkeypatch.setattr(reachability, "StoredGrid", Counted)
     kept, again = hodyn_cli.retime_optimal(model, traj)
+    return (out, opt), (kept, again), made
+
+
+def test_a_law_on_a_turning_grid_on_disk_is_the_law_in_memory(monkeypatch):
+    """The planar 2R arm along the bump (half its speed): its grid, denser about the bump,
+    read from disk by the passes, the smoothing and the played law (slices, index arrays,
+    searchsorted) gives the output made in memory, to the bit."""
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    bump = _bump(0.01)
+    traj = Trajectory(model.joint_names, bump.derivatives * 0.5, bump.t)
+    (out, opt), (kept, again), made = _retimed_with_grids_on_disk(monkeypatch, model, traj)
+    assert made and again.duration == opt.duration
+    assert np.array_equal(kept.derivatives, out.derivatives) and np.array_equal(kept.t, out.t)
+
+
+@pytest.mark.slow
+def test_the_borinots_law_on_a_grid_on_disk_is_the_law_in_memory(monkeypatch):
+    """The Borinot's flying arm along its 9-harmonic Fourier path at 20 Hz (36 sharp turns:
+    test_borinot19), retimed with its turning grids read from disk: the same output to the
+    bit."""
+    robot = public_robot("borinot_description/urdf/borinot_flying_arm_2.urdf")
+    model = hodyn_cli.load_robot(robot)
+    traj = generate(model, "fourier", rate=20.0, duration=20.0, harmonics=9,
+                    base_frequency=0.25, seed=7, source=str(robot))
+    (out, opt), (kept, again), made = _retimed_with_grids_on_disk(monkeypatch, model, traj)
     assert made and again.duration == opt.duration
     assert np.array_equal(kept.q, out.q) and np.array_equal(kept.t, out.t)

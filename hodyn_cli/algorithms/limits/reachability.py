@@ -429,8 +429,16 @@ def subdivisions(h: np.ndarray) -> np.ndarray:
     20 Hz: its passes' law on 4001 grid points 0.00920871 s, its output 0.00925135 s, 1.11 %
     over toppra's; given at 100 Hz, or at 20 Hz on this table, 4351 points, 0.00915856 s and
     0.00916214 s, 0.14 % (benchmarks/README.md, finger20). (At 100 Hz and finer: 2, the
-    same table to the bit; a 100 Hz input's rounded steps kept at 2.)"""
-    return np.maximum(SUBDIVIDE, np.ceil(SUBDIVIDE * SHAPE_RATE * h * (1 - 1e-6))).astype(int)
+    same table to the bit; a 100 Hz input's rounded steps kept at 2.) At most
+    :data:`MOST_SUBDIVISIONS`: an interval's points are evaluated at once (a 2-sample input
+    over 10^4 s would have asked for 2 x 10^6 of them, each GAUSS + 1 points of q').
+
+    >>> subdivisions(np.array([0.001, 0.01, 0.01 * (1 + 1e-9), 0.05, 1e4])).tolist()
+    [2, 2, 2, 10, 5461]
+    """
+    wanted = np.ceil(SUBDIVIDE * SHAPE_RATE * h * (1 - 1e-6))
+    return np.clip(wanted, SUBDIVIDE, MOST_SUBDIVISIONS).astype(int)
+
 
 
 def _sub_lengths(path: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -487,6 +495,10 @@ def _length(path: Trajectory, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 GAUSS = 5
 NODES, WEIGHTS = np.polynomial.legendre.leggauss(GAUSS)
 NODES.flags.writeable = WEIGHTS.flags.writeable = False  # (shared by every call)
+
+#: sub-intervals of an input interval at most (:func:`subdivisions`): their q' at GAUSS + 1
+#: points each within a block of :data:`BLOCK` points (one interval evaluated at once)
+MOST_SUBDIVISIONS = BLOCK // (GAUSS + 1)
 
 
 def _corners(table: Table, path: Source) -> list[float]:

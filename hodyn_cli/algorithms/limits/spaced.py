@@ -12,15 +12,14 @@ arithmetic: numpy's functions and operators) still work, on the array made whole
 """
 from __future__ import annotations
 
-from typing import Any, overload
-
 import numpy as np
-from numpy.lib.mixins import NDArrayOperatorsMixin
+
+from hodyn_cli.algorithms.limits.lazy_grid import LazyGrid
 
 __all__ = ["Spaced"]
 
 
-class Spaced(NDArrayOperatorsMixin):
+class Spaced(LazyGrid):
     """``np.linspace(start, stop, n)`` (n >= 2) read by ``[i]``, ``[a:b]`` and integer arrays
     (new arrays, as :class:`~hodyn_cli.algorithms.limits.stored.Stored` reads), and
     :meth:`searchsorted`, each the same numbers as on the whole array.
@@ -37,12 +36,6 @@ class Spaced(NDArrayOperatorsMixin):
         self.step = (self.stop - self.start) / (self.n - 1)
         self.shape = (self.n,)
 
-    ndim = 1
-    dtype = np.dtype(float)
-
-    def __len__(self) -> int:
-        return self.n
-
     def _at(self, i: np.ndarray) -> np.ndarray:
         """The points at the indices i (0 .. n-1)."""
         y = np.asarray(i, dtype=float)
@@ -53,38 +46,6 @@ class Spaced(NDArrayOperatorsMixin):
         y += self.start
         y[i == self.n - 1] = self.stop
         return y
-
-    @overload
-    def __getitem__(self, key: int | np.integer) -> np.float64: ...
-    @overload
-    def __getitem__(self, key: slice | np.ndarray | list) -> np.ndarray: ...
-
-    def __getitem__(self, key):
-        if isinstance(key, slice):
-            return self._at(np.arange(*key.indices(self.n)))
-        if isinstance(key, (int, np.integer)):
-            i = int(key) + self.n if key < 0 else int(key)
-            if not 0 <= i < self.n:
-                raise IndexError(key)
-            return self._at(np.array([i]))[0]
-        index = np.asarray(key)
-        if index.dtype == bool:
-            return np.asarray(self)[index]
-        if index.ndim == 0:  # (a 0-d integer array: a point, as numpy's)
-            return self[int(index)]
-        index = np.where(index < 0, index + self.n, index)
-        if index.size and not (0 <= index.min() and index.max() < self.n):
-            raise IndexError("index out of range of the grid")
-        return self._at(index)
-
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        out = self._at(np.arange(self.n))
-        return out if dtype is None else out.astype(dtype)
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        """numpy's functions and operators on the whole array."""
-        inputs = tuple(np.asarray(v) if isinstance(v, Spaced) else v for v in inputs)
-        return getattr(ufunc, method)(*inputs, **kwargs)
 
     def searchsorted(self, v: np.ndarray | float, side: str = "left") -> np.ndarray:
         """``np.searchsorted`` of the whole array: the point near each v found by division,
