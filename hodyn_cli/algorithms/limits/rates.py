@@ -313,8 +313,10 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     half, planned, fastest = reachability.widths(law, reach), law.x[:], law.duration
     # (the rows' bounds on x whatever their top: ``bounds``, the passes' own where they
     # kept them (``reachability.ArcRows.bounds``), else made at the first round that runs
-    # the passes again; read by the later ones: their ceilings change the top alone)
-    bounds = {} if bounds is None else bounds
+    # the passes again; read by the later ones: their ceilings change the top alone. Given,
+    # ``rows`` reads the rows those passes kept: each pass reads them again, along's
+    # ``reread``, not a copy of its own)
+    reread, bounds = bounds is not None, {} if bounds is None else bounds
 
     def usage(x: np.ndarray) -> Usage:
         return cached.usage(reachability.law_spline(law.sigma, x).jet(np.asarray(law.sigma), 4))
@@ -381,7 +383,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             low = np.flatnonzero((need < 1) & (x > 0))
             ceiling[:] = _spread(ceiling, low, np.ceil(half[low]).astype(int),
                                  x[low] * need[low] / (1 + TOLERANCE), np.minimum)
-            below = reachability.along(arc, ceiled, bounds=bounds)
+            below = reachability.along(arc, ceiled, bounds=bounds, reread=reread)
             if below is None:
                 return None
             law = below
