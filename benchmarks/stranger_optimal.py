@@ -607,7 +607,7 @@ def one(folder: Path, arm: str, path: str, rate: float, mode: str, peer_too: boo
             key = (arm, "p2p" if path == "p2p-long" else path)
             through, rests, seconds, retry = PEERS[key] if key in PEERS else (
                 PEERS.setdefault(key, peer()))
-        row.update(toppra=through, toppra_rests=rests, toppra_s=seconds, retry=retry,
+        row.update(toppra=through, toppra_rests=rests, toppra_wall=seconds, retry=retry,
                    percent=100 * (row["duration"] / through - 1))
     return row
 

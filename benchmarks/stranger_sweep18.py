@@ -306,7 +306,7 @@ def one(folder: Path, label: str, path: str, rate: float, mode: str, peer_too: b
         through, retry = PEERS.get(key) or peer(model, named, out, pieces)
         if pieces != "own":
             PEERS[key] = (through, retry)
-        row.update(toppra=through, retry=retry, toppra_s=time.perf_counter() - t0,
+        row.update(toppra=through, retry=retry, toppra_wall=time.perf_counter() - t0,
                    percent=100 * (row["duration"] / through - 1))
     return row
 
