@@ -955,11 +955,9 @@ class Optimal:
         #: path speed in times its own uniform speed (:attr:`peak`: the largest of them)
         self.rests = np.zeros(0)
         self.peaks = np.ones(1)
-        #: the path parameter of the played motion's largest inconsistency, as
-        #: :meth:`_fitted` last found it (nan: none judged), and of the least of
-        #: :meth:`_resampled`'s samplings (:attr:`resampled_lag`'s)
-        self.lag_at = np.nan
-        self.resampled_at = np.nan
+        #: each :meth:`_fitted`'s inconsistency of the played motion and the path parameter
+        #: where it is largest (nan: none judged), since :meth:`_windows`' last plan
+        self.lagged: list[tuple[float, float]] = []
         #: reachability's played law's duration over its passes' where limits of higher
         #: orders made it slower (1: none; :meth:`_rated`)
         self.slack = 1.0
@@ -1985,8 +1983,9 @@ class Optimal:
                 self._hopeless(planned)
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
+            self.lagged = []
             fit, found, lag = self._fitted(chunks())
-            at = self.lag_at
+            at = self.lagged[-1][1] if self.lagged else np.nan
             # (no sample near a limit at any speed-up within FIT: the plan's own bound, sped
             # up by FIT at most, as the uniform scaling's; the 2R's half cosine from a rest
             # that steps, --jerk 50 at 20 Hz, gave way to the uniform scaling, which keeps
@@ -2020,8 +2019,9 @@ class Optimal:
             if self.final is not None and lag <= 1:
                 # (consistent as planned, not once resampled at the rate: the samplings'
                 # least inconsistency judges it, which the output would have)
-                if self.resampled_lag > lag:
-                    lag, at = self.resampled_lag, self.resampled_at
+                if self.resampled_lag > lag:  # (where that sampling's is largest)
+                    lag, at = self.resampled_lag, dict(self.lagged).get(self.resampled_lag,
+                                                                       np.nan)
             if passed is not None:  # the raised cap's law is not consistent: the first one
                 self._restore(passed)
                 assert self.final is not None
@@ -2029,8 +2029,10 @@ class Optimal:
             # (the stretch between rests where the inconsistency is: its cap alone is lowered,
             # the other stretches' kept. Every stretch's lowered together, the xArm7's curve
             # through a stop, inconsistent on its second leg at the cap of 8, came to 1.74530
-            # s at the cap of 4, now 1.68012 s; the whole path's cap kept 1.71544 s but not the
-            # Baxter zigzag's gain with torque accelerations, 4.594 -> 5.642 s: windows19.
+            # s at the cap of 4, now 1.68103 s, for 6.5-7.7 s of CPU against 4.8-4.9 s (the
+            # other leg climbs back to its cap from the law played slower); the whole path's
+            # cap kept 1.71544 s but not the Baxter zigzag's gain with torque accelerations,
+            # 4.594 -> 5.642 s: windows19.
             # Where that stretch is no faster than CAP_LEAST times its own uniform speed, its
             # cap is not what makes it inconsistent: every stretch's as before, from the
             # fastest's peak (that zigzag, inconsistent on a leg at 1.9 times its speed: its
@@ -2153,7 +2155,7 @@ class Optimal:
         beyond = (self.final, 1.0) if self.final.k > 1 else None
         least = SPED if self.uniform or self.used == "uniform" else 0.0  # (_no_faster's)
         overs = 0  # (resamplings beyond their limits so far)
-        lags, self.resampled_at = np.inf, np.nan
+        lags = np.inf
         for _ in range(RESAMPLES):
             scale = max(scale * k, least)
             self.path = start.slower(scale)
@@ -2164,8 +2166,8 @@ class Optimal:
             # (None: no limit at these samples, they fit as sampled; the speed-up is held by
             # ``least`` on a uniform scaling, by the fit before on a law of the programmes)
             found = replace(start.uniform, x=1.0) if found is None else found
-            if found.k <= 1 and lag < lags:  # (a sampling within its limits: an output,
-                lags, self.resampled_at = lag, self.lag_at  # were it consistent)
+            if found.k <= 1:  # (a sampling within its limits: an output, were it consistent)
+                lags = min(lags, lag)
             if found.k <= 1 and lag <= 1:  # fits as sampled, and hodyn validate passes it
                 if best is None or scale < best[0]:
                     best = (scale, self.path, found, beyond)
@@ -2223,12 +2225,13 @@ class Optimal:
             if sampled is not None:
                 sampled.add(laws, limited_series(self.model, self.limits, laws))
             count += piece.n_samples
-        self.lag_at = self._where(differences)
+        lag = differences.share(RTOL)
+        self.lagged.append((lag, self._where(differences)))
         try:
             search.retiming()  # (Infeasible: beyond a limit at any speed, raised)
         except Unlimited:
-            return fit, None, differences.share(RTOL)
-        return fit, search.best[0], differences.share(RTOL)
+            return fit, None, lag
+        return fit, search.best[0], lag
 
     def _where(self, differences: Differences) -> float:
         """The path parameter where the played motion (:attr:`path`'s, ``differences``: its
