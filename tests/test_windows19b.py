@@ -5,6 +5,7 @@ few steps to take, not the climb from x0 to x's hundreds of times x0 on the slow
 with rests inside (``programme.stretches``)."""
 
 import h5py
+import numpy as np
 import pytest
 
 from conftest import URDF, hodyn_here
@@ -30,7 +31,9 @@ def test_a_lower_caps_plan_starts_from_the_last_law_played_slower(tmp_path, monk
 
     def recorded(s, limited, x0, degree, rate, scale, ceiling, pace, progress, cap, slow, start,
                  *rest):
-        starts.append((cap, pace, None if start is None else start.coefficients / x0))
+        # (the caps at the grid points: cap times each stretch's v, the lowered ones' scaled)
+        caps = cap * (1.0 if rest[2] is None else rest[2].grid)
+        starts.append((caps, pace, None if start is None else start.coefficients / x0))
         return solve_windows(s, limited, x0, degree, rate, scale, ceiling, pace, progress, cap,
                              slow, start, *rest)
 
@@ -39,7 +42,8 @@ def test_a_lower_caps_plan_starts_from_the_last_law_played_slower(tmp_path, monk
     assert done.returncode == 0, done.stderr
     assert len(starts) == 2 and starts[0][2] is None
     (cap, _, _), (lower, _, start) = starts
-    assert lower < cap and start is not None
+    # (the slow leg's, where the first law is inconsistent: windows20; the fast leg's kept)
+    assert np.any(lower < cap) and np.all(lower <= cap) and start is not None
     assert start.max() > 100  # (the slow leg's x, played slower: far above the uniform x0)
     for command in (("check", robot, out, "-q"), ("validate", robot, out, "-q")):
         assert hodyn_here(*command).returncode == 0

@@ -950,6 +950,14 @@ class Optimal:
         #: the last plan's largest path speed, in times the uniform scaling's (each stretch's own
         #: where the stretches between rests have caps of their own: :meth:`_stretched`)
         self.peak = 1.0
+        #: the path parameter of each rest inside the last plan's grid where its stretches
+        #: end and start (:meth:`_stretched`; none: one stretch), and each stretch's largest
+        #: path speed in times its own uniform speed (:attr:`peak`: the largest of them)
+        self.rests = np.zeros(0)
+        self.peaks = np.ones(1)
+        #: each :meth:`_fitted`'s inconsistency of the played motion and the path parameter
+        #: where it is largest (nan: none judged), since :meth:`_windows`' last plan
+        self.lagged: list[tuple[float, float]] = []
         #: reachability's played law's duration over its passes' where limits of higher
         #: orders made it slower (1: none; :meth:`_rated`)
         self.slack = 1.0
@@ -997,13 +1005,16 @@ class Optimal:
         return series_laws(self.model, self.model.coupling.expand(chunk), **self.dynamics)
 
     def plan(self, chunks: Iterable[Trajectory], limits: Limits | None = None,
-             pace: float = PACE, cap: float = CAP, start: TimeLaw | None = None) -> Plan:
+             pace: float = PACE, cap: float | np.ndarray = CAP, start: TimeLaw | None = None
+             ) -> Plan:
         """The fastest time law along the path within the limits (or ``limits``) at the grid
         points (the law's ``pace``: :data:`~hodyn_cli.algorithms.limits.programme.PACE`'s;
-        its path speed within ``cap`` times the uniform one; from ``start``, a law planned on
-        the same grid for the same limits, or the uniform one): the uniform scaling first (its
-        k, and the grid's samples), then :func:`solve`; :attr:`peak`: the law's largest path
-        speed, in times the uniform one (its stretch's, :meth:`_stretched`)."""
+        its path speed within ``cap`` times the uniform one, or each stretch between rests
+        within its own, one ``cap`` a stretch (:attr:`rests`); from ``start``, a law planned
+        on the same grid for the same limits, or the uniform one): the uniform scaling first
+        (its k, and the grid's samples), then :func:`solve`; :attr:`peak`: the law's largest
+        path speed, in times the uniform one (its stretch's, :meth:`_stretched`), and
+        :attr:`peaks` each stretch's."""
         limits = self.limits if limits is None else limits
         collected = PathGrid(self.grid, kinks=not self.uniform)
         uniform = self._survey(chunks, limits, collected.add, lambda: collected.count)
@@ -1031,18 +1042,31 @@ class Optimal:
             # :meth:`_hopeless`)
             beat = 0.0 if self.beat is None else self.beat / (1 - FIT)
             slow = slowness(path)
-            stretched = self._stretched(path, limits, slow, uniform, degree)
+            caps = np.atleast_1d(np.asarray(cap, dtype=float))
+            stretched = self._stretched(path, limits, slow, uniform, degree, caps / caps.max())
             law = solve_windows(path.t, limited, x0, degree, rate, time_scale(path), ceiling,
-                                pace, self.progress, cap, slow, start, self.stepping, beat,
-                                stretched)
+                                pace, self.progress, float(caps.max()), slow, start,
+                                self.stepping, beat, stretched)
             v = 1.0 if stretched is None else stretched.coefficients
+            self.rests = np.zeros(0) if stretched is None else path.t[stretched.joins]
         # (they bound the spline; each against its stretch's uniform speed, as the cap)
-        self.peak = float(np.sqrt((law.coefficients / v**2).max() / x0))
+        speeds = np.sqrt(law.coefficients / v**2 / x0)
+        self.peak = float(speeds.max())
+        # (each stretch's own, its cap's lowering undone: in times its own uniform speed)
+        knots, p = law.knots, law.degree
+        greville = np.lib.stride_tricks.sliding_window_view(knots[1:], p)[:len(speeds)].mean(
+            axis=1)
+        at = np.searchsorted(self.rests, greville, side="right")
+        self.peaks = np.zeros(len(self.rests) + 1)
+        np.maximum.at(self.peaks, at, speeds)
+        if not self.uniform and len(caps) == len(self.peaks):
+            self.peaks *= caps / caps.max()
         self.path = Plan(law, float(path.t[0]), 1.0 / rate, uniform, span, path.n_samples)
         return self.path
 
     def _stretched(self, path: Trajectory, limits: Limits, slow: np.ndarray,
-                   uniform: Binding, degree: int) -> Stretches | None:
+                   uniform: Binding, degree: int, lowered: np.ndarray | None = None
+                   ) -> Stretches | None:
         """The grid ``path``'s stretches between its rests inside (``slow``: its
         :func:`slowness`; :func:`~hodyn_cli.algorithms.limits.programme.rests_inside`) and
         how many times the path's ``uniform`` speed each one's own uniform scaling is within
@@ -1064,6 +1088,10 @@ class Optimal:
         search.add(self._laws(path), path)
         # (a stretch no limit binds at the grid points, a hold at rest: the path's cap)
         v = np.array([1.0 if b is None else max(b.x / uniform.x, 1.0) for b in search.best])
+        # (``lowered``: each stretch's cap over the largest, where :meth:`_windows` lowered
+        # some stretches' caps and not the others': their v scaled so, the cap the largest)
+        if lowered is not None and len(lowered) == len(v):
+            v = v * lowered
         return stretches(path.t, slow, joins, v, degree)
 
     def _rate(self, samples: int, span: float, uniform: Binding, law: float | None = None
@@ -1938,7 +1966,8 @@ class Optimal:
     def _windows(self, chunks: Callable[[], Iterable[Trajectory]]) -> Binding:
         """The law by the windows of linear programmes in the input's time (see :meth:`fit`)."""
         self.source, self.ran = None, self.ran + ("windows",)
-        margin, uniform, pace, cap, attempts, lowered = 0.0, None, PACE, CAP, 0, 0
+        margin, uniform, pace, attempts, lowered = 0.0, None, PACE, 0, 0
+        cap: float | np.ndarray = CAP  # (or one a stretch, some lowered: below)
         passed = None  # a law at the first cap that validate passes, and was raised from
         start = None
         while attempts < ATTEMPTS:
@@ -1947,13 +1976,16 @@ class Optimal:
             assert self.path is not None
             law = self.path.law  # (as planned: _resampled plays it slower)
             planned = self.path.duration
-            if passed is None and not (cap == CAP and self.peak >= CAP * (1 - 1e-3)):
+            if passed is None and not (np.all(np.equal(cap, CAP)) and
+                                       self.peak >= CAP * (1 - 1e-3)):
                 # (no higher cap tried after it, whose law could be shorter: the plans after
                 # it are no shorter, and a solve given up at ``beat`` is not fitted)
                 self._hopeless(planned)
             uniform = uniform or self.path.uniform  # for the limits as given
             self.path = replace(self.path, uniform=uniform)
+            self.lagged = []
             fit, found, lag = self._fitted(chunks())
+            at = self.lagged[-1][1] if self.lagged else np.nan
             # (no sample near a limit at any speed-up within FIT: the plan's own bound, sped
             # up by FIT at most, as the uniform scaling's; the 2R's half cosine from a rest
             # that steps, --jerk 50 at 20 Hz, gave way to the uniform scaling, which keeps
@@ -1965,8 +1997,8 @@ class Optimal:
                     any(self.stepping) or self.duration <= self.uniform_duration):
                 # (validate passes it: planned again at CALM, a 10 s point-to-point path of
                 # the iiwa with torque rates came to 10.47 s, its law at 0.93 10.19 s)
-                if passed is None and cap == CAP and self.peak >= CAP * (1 - 1e-3) and (
-                        lag < RAISE * CALM):
+                if passed is None and np.all(np.equal(cap, CAP)) and (
+                        self.peak >= CAP * (1 - 1e-3) and lag < RAISE * CALM):
                     passed = self._state()  # on its cap, consistent: a higher one may do
                     cap = CAP * (CALM / lag) ** (1 / RISE)
                     # (a higher cap speeds the law up CAP / cap times at most: were its law
@@ -1987,16 +2019,37 @@ class Optimal:
             if self.final is not None and lag <= 1:
                 # (consistent as planned, not once resampled at the rate: the samplings'
                 # least inconsistency judges it, which the output would have)
-                lag = max(lag, self.resampled_lag)
+                if self.resampled_lag > lag:  # (where that sampling's is largest)
+                    lag, at = self.resampled_lag, dict(self.lagged).get(self.resampled_lag,
+                                                                       np.nan)
             if passed is not None:  # the raised cap's law is not consistent: the first one
                 self._restore(passed)
                 assert self.final is not None
                 return self.final
-            if self.final is not None and lag > CALM and self.peak > CAP_LEAST < cap and (
+            # (the stretch between rests where the inconsistency is: its cap alone is lowered,
+            # the other stretches' kept. Every stretch's lowered together, the xArm7's curve
+            # through a stop, inconsistent on its second leg at the cap of 8, came to 1.74530
+            # s at the cap of 4, now 1.68103 s, for 6.5-7.7 s of CPU against 4.8-4.9 s (the
+            # other leg climbs back to its cap from the law played slower); the whole path's
+            # cap kept 1.71544 s but not the Baxter zigzag's gain with torque accelerations,
+            # 4.594 -> 5.642 s: windows19.
+            # Where that stretch is no faster than CAP_LEAST times its own uniform speed, its
+            # cap is not what makes it inconsistent: every stretch's as before, from the
+            # fastest's peak (that zigzag, inconsistent on a leg at 1.9 times its speed: its
+            # law at half the pace on the cap of 8 was 0.26 % shorter as planned, 0.15 %
+            # longer once fitted, 4.60127 s against 4.59445 s)
+            caps = np.broadcast_to(np.asarray(cap, dtype=float), self.peaks.shape).copy()
+            k = (int(np.searchsorted(self.rests, at, side="right")) if np.isfinite(at)
+                 else int(np.argmax(self.peaks)))
+            which = [k] if self.peaks[k] > CAP_LEAST else slice(None)
+            top = self.peaks[k] if self.peaks[k] > CAP_LEAST else float(self.peaks.max())
+            if self.final is not None and lag > CALM and top > CAP_LEAST < caps[which].max() and (
                     lowered < LOWERINGS):
                 # (below cap: the peak is within it)
                 self._hopeless(planned)
-                cap = max(self.peak * (CALM / lag) ** (1 / STEEP), CAP_LEAST)
+                lower = max(top * (CALM / lag) ** (1 / STEEP), CAP_LEAST)
+                caps[which] = np.minimum(caps[which], lower)
+                cap = caps if len(caps) > 1 else float(caps[0])
                 lowered += 1
                 # (from this law, as planned, played peak / cap times slower: within the lower
                 # cap, and within the limits and the smoothness rows, which a slower playing
@@ -2004,7 +2057,7 @@ class Optimal:
                 # x0 on the slow legs of a path with rests inside: the 2R's two legs of
                 # tests/test_windows19b.py, 120 of HiGHS's solves and 28584 simplex
                 # iterations against 24 and 10920, to 1.28341 s against 1.25668 s)
-                start = replace(law, coefficients=law.coefficients * (cap / self.peak) ** 2)
+                start = replace(law, coefficients=law.coefficients * (lower / top) ** 2)
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
                 self._hopeless(planned)
@@ -2172,11 +2225,28 @@ class Optimal:
             if sampled is not None:
                 sampled.add(laws, limited_series(self.model, self.limits, laws))
             count += piece.n_samples
+        lag = differences.share(RTOL)
+        self.lagged.append((lag, self._where(differences)))
         try:
             search.retiming()  # (Infeasible: beyond a limit at any speed, raised)
         except Unlimited:
-            return fit, None, differences.share(RTOL)
-        return fit, search.best[0], differences.share(RTOL)
+            return fit, None, lag
+        return fit, search.best[0], lag
+
+    def _where(self, differences: Differences) -> float:
+        """The path parameter where the played motion (:attr:`path`'s, ``differences``: its
+        samples') is farthest beyond ``hodyn validate``'s tolerance share (the order and
+        column of :meth:`Differences.share`'s largest, at the step where its error is
+        largest; nan: no step judged)."""
+        judged = [(rel / tol, k) for k, (rel, tol, _) in enumerate(differences.judged(RTOL))
+                  if rel.size]
+        if not judged or self.path is None or differences.err is None:
+            return np.nan
+        k = max(range(len(judged)), key=lambda i: float(judged[i][0].max()))
+        share, order = judged[k]
+        t = differences.when[order, int(np.argmax(share))]
+        law = self.path.law
+        return float(law.s_at(np.array([t - self.path.t0]), law.times)[0])
 
     def lazily(self, motion: reachability.Played, fitted: Callable[[], Optimal]) -> Optimal:
         """Reachability's played ``motion`` fitted as ``fitted()`` fits it (:meth:`fit`: a

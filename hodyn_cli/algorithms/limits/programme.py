@@ -468,10 +468,12 @@ def rests_inside(slow: np.ndarray) -> np.ndarray:
 class Stretches(NamedTuple):
     """How many times the path's uniform speed each stretch between rests may be played
     uniformly, v >= 1 (:func:`stretches`): at the grid points, and over each coefficient's
-    B-spline (the least of the grid points it spans)."""
+    B-spline (the least of the grid points it spans); ``joins``: the grid points where the
+    stretches end and start (:func:`rests_inside`)."""
 
     grid: np.ndarray
     coefficients: np.ndarray
+    joins: np.ndarray
 
 
 def stretches(s: np.ndarray, slow: np.ndarray, joins: np.ndarray, speeds: np.ndarray,
@@ -501,7 +503,7 @@ def stretches(s: np.ndarray, slow: np.ndarray, joins: np.ndarray, speeds: np.nda
     spans = np.minimum(np.minimum.reduceat(v, breaks[:-1]), v[breaks[1:]])
     padded = np.concatenate([np.full(degree, np.inf), spans, np.full(degree, np.inf)])
     return Stretches(v, np.lib.stride_tricks.sliding_window_view(padded, degree + 1).min(
-        axis=1))
+        axis=1), joins)
 
 
 def time_scale(path: Trajectory) -> float:

@@ -1,0 +1,74 @@
+"""A law inconsistent once played is planned again with a lower path-speed cap on the stretch
+between rests where the inconsistency is (``Optimal._where``: the path parameter of its
+largest error), the other stretches' caps kept (``Optimal._windows``): lowered together, the
+xArm7's curve through a stop, inconsistent on its second leg, came to 1.74530 s at a cap of 4
+on both legs; with the second leg's alone, 1.68103 s (tests/test_optimal.py's PUBLIC_ARMS)."""
+
+import numpy as np
+import pytest
+
+import hodyn_cli
+from conftest import URDF
+from hodyn_cli.algorithms.limits import optimal, programme
+from hodyn_cli.algorithms.planning.generate import generate
+
+#: the 2R arm from rest to rest twice: a 0.1 s leg, then a 2 s one (tests/test_windows19.py's)
+WAYPOINTS = np.array([[-0.9, 0.6], [0.8, -0.5], [-0.3, 0.8]])
+
+
+def test_only_the_inconsistent_stretchs_cap_is_lowered(monkeypatch):
+    """The 2R's two legs by the windows on a grid of ~300 points (on fewer, the first law's
+    peak is below CAP_LEAST): the first law, taken as 1.07 of validate's tolerance at s =
+    1.5 (on the slow leg), is planned again with the slow leg's cap lowered as the peak rule
+    says (its peak times (CALM / 1.07)^(1 / STEEP)) and the fast leg's cap of 8 kept;
+    before, one cap for every stretch, lowered together."""
+    model = hodyn_cli.load_robot(str(URDF / "planar_2r.urdf"))
+    motion = generate(model, "point-to-point", waypoints=WAYPOINTS,
+                      segment_duration=[0.1, 2.0], rate=50.0)
+    caps, peaks, fitted, plan = [], [], optimal.Optimal._fitted, optimal.Optimal.plan
+
+    def planned(self, chunks, limits=None, pace=programme.PACE, cap=programme.CAP, start=None):
+        caps.append(np.atleast_1d(cap).copy())
+        made = plan(self, chunks, limits, pace, cap, start)
+        peaks.append(self.peaks.copy())
+        return made
+
+    def first_inconsistent_on_the_slow_leg(self, chunks, sampled=None):
+        fit, search, lag = fitted(self, chunks, sampled)
+        if len(caps) == 1:
+            self.lagged[-1] = (1.07, 1.5)
+            return fit, search, 1.07
+        return fit, search, lag
+
+    monkeypatch.setattr(optimal.Optimal, "plan", planned)
+    monkeypatch.setattr(optimal.Optimal, "_fitted", first_inconsistent_on_the_slow_leg)
+    _, opt = hodyn_cli.retime_optimal(model, motion, grid=300, solver="windows")
+    assert len(caps) >= 2 and caps[0].tolist() == [programme.CAP]
+    assert opt.rests.size and opt.rests.max() < 1.5  # (the slow leg: the last stretch)
+    lowered = caps[1]
+    assert len(lowered) == len(opt.rests) + 1, (caps, peaks)
+    assert lowered[0] == programme.CAP  # (the fast leg's kept)
+    assert lowered[-1] == pytest.approx(max(peaks[0][-1] * (optimal.CALM / 1.07) ** (
+        1 / programme.STEEP), programme.CAP_LEAST))
+    assert lowered[-1] < programme.CAP
+
+
+def test_the_largest_inconsistency_is_found_on_the_path():
+    """``Optimal._where``: the path parameter of the step where the played motion's
+    derivatives disagree most with its samples (a spike in qd at the 30th of 61 samples of
+    a law x = 1 on s in 0 .. 1: a step next to s = 0.5)."""
+    from hodyn_cli.algorithms.motion.differences import Differences
+
+    model = hodyn_cli.load_robot(str(URDF / "planar_2r.urdf"))
+    solver = hodyn_cli.api.limits.time_optimal(model, None)
+    t = np.linspace(0.0, 1.0, 61)
+    x = np.zeros((61, 3, 2))
+    x[:, 0, 0], x[:, 1, 0] = np.sin(t), np.cos(t)
+    x[30, 1, 0] += 0.5  # (qd off at t = 0.5: the trapezoid rule either side of it)
+    differences = Differences()
+    differences.add(x, t, 0)
+    degree = 5
+    law = programme.TimeLaw(t[[0, -1]], np.ones(degree + 1), degree)
+    solver.path = optimal.Plan(law, 0.0, 1 / 60, None, 1.0, 61)
+    # (the steps either side of the spike err alike: the first of the largest, at its start)
+    assert solver._where(differences) in (t[29], t[30])
