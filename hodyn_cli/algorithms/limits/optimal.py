@@ -2038,7 +2038,10 @@ class Optimal:
             # fastest's peak (that zigzag, inconsistent on a leg at 1.9 times its speed: its
             # law at half the pace on the cap of 8 was 0.26 % shorter as planned, 0.15 %
             # longer once fitted, 4.60127 s against 4.59445 s)
-            caps = np.broadcast_to(np.asarray(cap, dtype=float), self.peaks.shape).copy()
+            given = np.asarray(cap, dtype=float)
+            if given.size not in (1, len(self.peaks)):  # (caps of a plan of other stretches:
+                given = given.min()  # their least for all, never numpy's broadcast error)
+            caps = np.broadcast_to(given, self.peaks.shape).copy()
             k = (int(np.searchsorted(self.rests, at, side="right")) if np.isfinite(at)
                  else int(np.argmax(self.peaks)))
             which = [k] if self.peaks[k] > CAP_LEAST else slice(None)
