@@ -457,7 +457,7 @@ def _sub_lengths(path: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     first = np.cumsum(counts) - counts  # (each interval's first sub-interval)
     s, lengths = np.empty(counts.sum()), np.empty(counts.sum())
     d1 = np.empty((counts.sum(), rows.shape[-1]))
-    for n in np.unique(counts):  # (one count on an evenly sampled input)
+    for n in distinct(counts):  # (one count on an evenly sampled input)
         intervals = np.flatnonzero(counts == n)
         starts = np.arange(n) / n
         at = np.concatenate([(starts[:, None] + (nodes + 1) / (2 * n)).ravel(), starts])
