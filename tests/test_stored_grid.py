@@ -37,6 +37,8 @@ def test_a_grid_on_disk_reads_as_the_array_in_memory(monkeypatch):
     for side in ("left", "right"):
         assert np.array_equal(g.searchsorted(v, side=side), np.searchsorted(x, v, side=side))
     assert g.searchsorted(x[41]) == 40 and g.searchsorted(x[41], side="right") == 43
+    assert g.searchsorted(np.array([])).shape == (0,)
+    assert np.array_equal(g.searchsorted(v[:201].reshape(-1, 3)), np.searchsorted(x, v[:201]).reshape(-1, 3))
     with pytest.raises(IndexError):
         g[100]
 

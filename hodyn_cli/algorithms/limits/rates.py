@@ -287,7 +287,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     reachability.swept`), for outputs finer than 1 kHz: there the linear one's ripple failed
     validate (the Panda's point-to-point motion at 5 kHz); on the iiwa's 10^5-sample
     Fourier path at 200 Hz they made the final fit's local slowing twice as long (48 -> 92 s)
-    for a law 0.11 % longer.
+    for a law 0.11 % longer. ``bounds``: the passes' bounds on ``rows`` made already
+    (:attr:`~hodyn_cli.algorithms.limits.reachability.ArcRows.bounds`), reused by the
+    rounds' passes; given, ``rows`` are taken to be those ArcRows' rows on disk, which the
+    forward pass reads again rather than copy (``reread``: a caller with rows made afresh
+    at each call gives no ``bounds``).
 
     Cost and memory: the limits at each grid point are made once (:class:`_Kept`),
     so the rounds' cost is linear in the grid, and kept on disk through the rounds, each

@@ -62,6 +62,8 @@ class StoredGrid(LazyGrid):
         block: a sort, not a pass over them a block)."""
         v = np.asarray(v, dtype=float)
         flat = v.ravel()
+        if not flat.size:  # (no value: no block)
+            return np.empty(v.shape, dtype=np.intp)
         block = np.maximum(np.searchsorted(self.marks, flat, side=side) - 1, 0)  # type: ignore[call-overload]
         order = np.argsort(block, kind="stable")
         blocks, starts = np.unique(block[order], return_index=True)
