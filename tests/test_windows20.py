@@ -16,12 +16,10 @@ from hodyn_cli.algorithms.planning.generate import generate
 WAYPOINTS = np.array([[-0.9, 0.6], [0.8, -0.5], [-0.3, 0.8]])
 
 
-def test_only_the_inconsistent_stretchs_cap_is_lowered(monkeypatch):
-    """The 2R's two legs by the windows on a grid of ~300 points (on fewer, the first law's
-    peak is below CAP_LEAST): the first law, taken as 1.07 of validate's tolerance at s =
-    1.5 (on the slow leg), is planned again with the slow leg's cap lowered as the peak rule
-    says (its peak times (CALM / 1.07)^(1 / STEEP)) and the fast leg's cap of 8 kept;
-    before, one cap for every stretch, lowered together."""
+def _planned(monkeypatch, at: float, times: int = 1):
+    """The 2R's two legs by the windows on a grid of ~300 points, each of the first
+    ``times`` laws taken as 1.07 of validate's tolerance at the path parameter ``at``: the
+    caps each plan was given, the peaks it recorded, the output's optimal."""
     model = hodyn_cli.load_robot(str(URDF / "planar_2r.urdf"))
     motion = generate(model, "point-to-point", waypoints=WAYPOINTS,
                       segment_duration=[0.1, 2.0], rate=50.0)
@@ -33,24 +31,59 @@ def test_only_the_inconsistent_stretchs_cap_is_lowered(monkeypatch):
         peaks.append(self.peaks.copy())
         return made
 
-    def first_inconsistent_on_the_slow_leg(self, chunks, sampled=None):
+    def inconsistent_at(self, chunks, sampled=None):
         fit, search, lag = fitted(self, chunks, sampled)
-        if len(caps) == 1:
-            self.lagged[-1] = (1.07, 1.5)
+        if len(caps) <= times:
+            self.lagged[-1] = (1.07, at)
             return fit, search, 1.07
         return fit, search, lag
 
     monkeypatch.setattr(optimal.Optimal, "plan", planned)
-    monkeypatch.setattr(optimal.Optimal, "_fitted", first_inconsistent_on_the_slow_leg)
+    monkeypatch.setattr(optimal.Optimal, "_fitted", inconsistent_at)
     _, opt = hodyn_cli.retime_optimal(model, motion, grid=300, solver="windows")
+    return caps, peaks, opt
+
+
+def _lowered(peak: float) -> float:
+    """The peak rule: a cap lowered from ``peak`` for a lag of 1.07."""
+    return max(peak * (optimal.CALM / 1.07) ** (1 / programme.STEEP), programme.CAP_LEAST)
+
+
+def test_only_the_inconsistent_stretchs_cap_is_lowered(monkeypatch):
+    """The 2R's two legs (on fewer grid points the first law's peak is below CAP_LEAST):
+    the first law, inconsistent at s = 1.5 (on the slow leg), is planned again with the slow
+    leg's cap lowered as the peak rule says (its peak times (CALM / 1.07)^(1 / STEEP)) and
+    the fast leg's cap of 8 kept; before, one cap for every stretch, lowered together."""
+    caps, peaks, opt = _planned(monkeypatch, 1.5)
     assert len(caps) >= 2 and caps[0].tolist() == [programme.CAP]
     assert opt.rests.size and opt.rests.max() < 1.5  # (the slow leg: the last stretch)
     lowered = caps[1]
     assert len(lowered) == len(opt.rests) + 1, (caps, peaks)
     assert lowered[0] == programme.CAP  # (the fast leg's kept)
-    assert lowered[-1] == pytest.approx(max(peaks[0][-1] * (optimal.CALM / 1.07) ** (
-        1 / programme.STEEP), programme.CAP_LEAST))
+    assert lowered[-1] == pytest.approx(_lowered(peaks[0][-1]))
     assert lowered[-1] < programme.CAP
+
+
+@pytest.mark.slow  # (the first lowering: the default test above)
+def test_a_stretch_lowered_twice_is_lowered_from_its_own_peak(monkeypatch):
+    """Inconsistent twice on the slow leg: its cap lowered again from the peak of the law
+    planned under the first lowering (6.3335 -> 5.638 on this path; plan's peaks in units of
+    each stretch's own speed, not of the lowered cap's), the fast leg's still 8."""
+    caps, peaks, _ = _planned(monkeypatch, 1.5, times=2)
+    assert len(caps) >= 3 and caps[2][0] == programme.CAP
+    assert caps[2][-1] == pytest.approx(_lowered(peaks[1][-1]))
+    assert caps[2][-1] < caps[1][-1] < programme.CAP
+
+
+@pytest.mark.slow  # (the stretch's own lowering: the default test above)
+def test_a_stretch_no_faster_than_cap_least_lowers_every_cap_from_the_fastest(monkeypatch):
+    """Inconsistent on the fast leg (s = 0.05), whose peak is below CAP_LEAST (its cap is
+    not what makes it inconsistent): every stretch's cap is lowered together, from the
+    fastest stretch's peak, as before windows20 (the Baxter zigzag with torque
+    accelerations: 4.59445 s so, 4.60127 s with the leg's cap alone)."""
+    caps, peaks, _ = _planned(monkeypatch, 0.05)
+    assert peaks[0][0] <= programme.CAP_LEAST < peaks[0].max()
+    assert caps[1].tolist() == pytest.approx([_lowered(peaks[0].max())] * len(peaks[0]))
 
 
 def test_the_largest_inconsistency_is_found_on_the_path():
