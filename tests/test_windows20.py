@@ -11,6 +11,7 @@ import hodyn_cli
 from conftest import URDF
 from hodyn_cli.algorithms.limits import optimal, programme
 from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.api import limits as api_limits
 
 #: the 2R arm from rest to rest twice: a 0.1 s leg, then a 2 s one (tests/test_windows19.py's)
 WAYPOINTS = np.array([[-0.9, 0.6], [0.8, -0.5], [-0.3, 0.8]])
@@ -93,7 +94,7 @@ def test_the_largest_inconsistency_is_found_on_the_path():
     from hodyn_cli.algorithms.motion.differences import Differences
 
     model = hodyn_cli.load_robot(str(URDF / "planar_2r.urdf"))
-    solver = hodyn_cli.api.limits.time_optimal(model, None)
+    solver = api_limits.time_optimal(model, None)
     t = np.linspace(0.0, 1.0, 61)
     x = np.zeros((61, 3, 2))
     x[:, 0, 0], x[:, 1, 0] = np.sin(t), np.cos(t)

@@ -2245,8 +2245,7 @@ class Optimal:
                   if rel.size]
         if not judged or self.path is None or differences.err is None:
             return np.nan
-        k = max(range(len(judged)), key=lambda i: float(judged[i][0].max()))
-        share, order = judged[k]
+        share, order = max(judged, key=lambda pair: float(pair[0].max()))
         t = differences.when[order, int(np.argmax(share))]
         law = self.path.law
         return float(law.s_at(np.array([t - self.path.t0]), law.times)[0])
