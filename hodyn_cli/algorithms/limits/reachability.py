@@ -200,7 +200,8 @@ END_FINER = 8
 #: uncalmed 6.7987 s, but uncalmed the Borinot's ends gained 0.05 % alone, and the iiwa's
 #: Fourier paths with --jerk 8.6 % longer: docs/feasibility.md); Go1's leg's 0.02 %. 5 %
 #: lies a factor ~1.6 below the Borinot's least and ~1.4 above the rest: no path longer, the
-#: Borinot's 0.2 % kept, those 1e-4 left
+#: Borinot's 0.2 % kept, those 1e-4 left (the Go2's leg's 10 s cosine, forced: 4e-5
+#: shorter). Not on a grid asked for (--arc-grid: uniform)
 FORCED = 0.05
 #: the grid of each piece: at least this many intervals
 LEAST = 16
@@ -1259,8 +1260,8 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     for the passes and kept) appended to it, for later passes on the same arc with the same
     limits to read back (:mod:`~hodyn_cli.algorithms.limits.rates`' rounds,
     :func:`within`; made again, the rounds' passes spent 0.5 of 14 s of a 3 x 10^4-sample
-    path's CPU in them: benchmarks/README.md, long7). ``turning``: :func:`arcs`'. Each arc's
-    grid is finer at a moving end whose rows force the law's u there (:func:`forced`,
+    path's CPU in them: benchmarks/README.md, long7). ``turning``: :func:`arcs`', and each arc's
+    grid finer at a moving end whose rows force the law's u there (:func:`forced`,
     :data:`END`), and the passes run once, on that grid; where they find no law there, on
     the grid without the finer ends."""
     out = []
@@ -1276,7 +1277,8 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
         return first, end
 
     coarse: list[Grid] = []
-    pieces = arcs(path, points, shape_points, table, turning, ends, coarse)
+    # (a grid asked for, not ``turning``, stays uniform: --arc-grid)
+    pieces = arcs(path, points, shape_points, table, turning, ends if turning else None, coarse)
     total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
 
     def advance(points: int) -> None:
