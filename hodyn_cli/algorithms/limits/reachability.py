@@ -178,6 +178,31 @@ GRID_TURNS = Turns(0.005, 256.0, 8.0, 8.0)
 #: limits about its turns and the local slowing cost 20 % (7.53 s, slower than the uniform
 #: scaling, at 20 Hz); over 8 intervals 5.47 s, over 32 5.33 s
 GRID_CALM = 32.0
+#: at a moving end where the rows force the law's u off 0 (:func:`forced`: the law must
+#: brake or speed up at their bound there), the grid's END intervals next to it are each cut
+#: into END_FINER before the grid is calmed (:func:`_ends_finer`, :func:`_grids`): the
+#: smoothing keeps a moving end's x and the mean of u over its kernel, SMOOTH intervals at
+#: least, and so breaks a u the rows ask at the end alone, over END_FINER times less arc
+#: length on the finer grid. The Borinot's flying arm along a 9-harmonic Fourier path starts
+#: at x 517.7 where its torque rows ask u <= -1918 (the passes -2297, the smoothed -1270: its
+#: lowered law's fit 1.62 times slower, and the slower law within the rows played instead;
+#: docs/feasibility.md, ends21)
+END = 40
+END_FINER = 8
+#: ... where that bound changes x over one grid interval by this share of it at least (at
+#: the largest x the rows allow there; the smoothing's kernel spans SMOOTH intervals at
+#: least: 8 times as much over it). Measured, not derived (sweep17/18's fourier9 paths):
+#: the Borinot's 8.1 and 258 % at its start and end at 100 Hz, 10.7 and 343 % at 20 Hz, made
+#: 0.19 and 0.25 % shorter; Laikago's leg's 1.9 and 2.9 %, 2e-5 longer and shorter, Bolt's
+#: leg's 1.4 % and the TriFinger's 2.4 and 3.5 %, 6e-5, 8e-5 and 2e-4 shorter; the Panda's
+#: 10^5-sample Fourier path with its limits file starts and ends on its rows' knife edge
+#: (0.37 %), whose last 2001 samples the finer ends made 0.22 % longer (6.8024 -> 6.8172 s;
+#: uncalmed 6.7987 s, but uncalmed the Borinot's ends gained 0.05 % alone, and the iiwa's
+#: Fourier paths with --jerk 8.6 % longer: docs/feasibility.md); Go1's leg's 0.02 %. 5 %
+#: lies a factor ~1.6 below the Borinot's least and ~1.4 above the rest: no path longer, the
+#: Borinot's 0.2 % kept, those 1e-4 left (the Go2's leg's 10 s cosine, forced: 4e-5
+#: shorter). Not on a grid asked for (--arc-grid: uniform)
+FORCED = 0.05
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: and at least this many where the grid has them (a piece's share of it in proportion to
@@ -582,7 +607,9 @@ def _least_speed(path: Source, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 
 def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None,
-         table: Table | None = None, turning: bool = False) -> list[Arc]:
+         table: Table | None = None, turning: bool = False,
+         finer: Callable[[Arc], tuple[bool, bool]] | None = None,
+         coarse: list[Grid] | None = None) -> list[Arc]:
     """The path (times: its parameter s; q, q' at least; whole or its chunks, :data:`Source`)
     cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
@@ -598,7 +625,9 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     it turns sharply (:func:`_grids`; a grid asked for, ``--arc-grid``, is uniform: an
     explicit 8 intervals would turn sharply anywhere). The path is read chunk by chunk (memory: a
     chunk, the table and the shape's points), twice more at most (the directions about its
-    rests, and the shape's points)."""
+    rests, and the shape's points). ``finer``: which of a piece's ends (first, last) its grid
+    is finer at (:data:`END`; read from the piece on its uniform grid: its ends' alone);
+    ``coarse``: where given, each piece's grid without those finer ends appended to it."""
     path = source(path)
     table = table or lengths(path)
     length = float(table.points[-1][SIGMA])
@@ -608,7 +637,6 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     samples = max(table.samples, 1 + int(SHAPE_RATE * span * (1 - 1e-6)))
     shape_points = shape_points or max(SHAPE, min(samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
-    grids = _grids(table, cuts, points) if turning else [None] * (len(cuts) - 1)
     spans, target = _targets(table, cuts, shape_points)
     placed = _placed(table, target)  # (target sorted: the pieces in turn)
     del target
@@ -634,41 +662,95 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
             coefficients.write(done, block)
             done += len(block)
         fine = max(LEAST, round(points * (hi - lo) / length), min(points, PIECE))
-        turned = grids[i]
-        # (uniform where it does not turn, or its turning's grid would be coarser)
-        grid: Grid = Spaced(0.0, hi - lo, fine + 1) if turned is None or len(
-            turned) < fine + 1 else turned
-        pieces.append(Arc(grid, knots, coefficients,
+        pieces.append(Arc(Spaced(0.0, hi - lo, fine + 1), knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still)),
                           _still(positions)))
-    return pieces
+    refined = [(False, False) if finer is None or all(arc.rest) else finer(arc)
+               for arc in pieces]
+    grids: list[tuple[Grid | None, Grid | None]] = [(None, None)] * len(pieces)
+    if turning or any(any(end) for end in refined):  # (else the uniform grids, to the bit)
+        grids = _grids(table, cuts, points, [arc.sigma for arc in pieces], refined, turning)
+    if coarse is not None:
+        coarse.extend(arc.sigma if plain is None else plain
+                      for arc, (_, plain) in zip(pieces, grids, strict=True))
+    return [arc if grid is None else replace(arc, sigma=grid)
+            for arc, (grid, _) in zip(pieces, grids, strict=True)]
 
 
-def _grids(table: Table, cuts: list[float], points: int) -> list[Grid | None]:
-    """Each piece's grid (from 0 at its first cut) where the path turns sharply along it:
-    ``points`` intervals in all uniform in arc length, and one every ``GRID_TURNS.angle`` of
-    its turning where that is more than ``sharp`` times as dense (at most ``densest`` times;
-    the turning adds ``more`` times ``points`` at most in all: :func:`_targets`' measure
-    with :data:`GRID_TURNS`), its points then averaged (:data:`GRID_CALM`); None where it
-    does not (the uniform grid, to the bit). Made a block at a time, and a long path's on
-    disk (:func:`_ended`): in memory, a block's points and every
-    :data:`~hodyn_cli.algorithms.limits.stored.TAKEN`-th point."""
+def _grids(table: Table, cuts: list[float], points: int, uniform: list[Grid],
+           ends: list[tuple[bool, bool]], turning: bool
+           ) -> list[tuple[Grid | None, Grid | None]]:
+    """Each piece's grid (from 0 at its first cut) where the path turns sharply along it
+    (``turning``) or its ``ends`` (first, last) are finer, and that grid without its finer
+    ends: ``points`` intervals in all uniform in arc length, and where it turns one every
+    ``GRID_TURNS.angle`` of its turning where that is more than ``sharp`` times as dense (at
+    most ``densest`` times; the turning adds ``more`` times ``points`` at most in all:
+    :func:`_targets`' measure with :data:`GRID_TURNS`), else (or where that is coarser) its
+    ``uniform`` grid; its END intervals next to each end in ``ends`` cut finer
+    (:func:`_ends_finer`) before its points are averaged (:func:`_calmed`, once: uniform
+    points are their own average, to rounding); None where neither (the uniform grid, to
+    the bit). Made a block at a time, and a long path's on disk (:func:`_ended`): in memory,
+    a block's points and every :data:`~hodyn_cli.algorithms.limits.stored.TAKEN`-th point."""
     turned: list[bool] = []
     spans, target = _targets(table, cuts, points, GRID_TURNS, turned)
-    grids: list[Grid | None] = []
+    grids: list[tuple[Grid | None, Grid | None]] = []
     first = 0
-    for (lo, hi, count), turning in zip(spans, turned, strict=True):
-        grid = None
-        if turning:
-            made: Column = _kept(count, ((a, target[first + a : first + min(a + BLOCK, count)]
-                                            - lo) for a in range(0, count, BLOCK)))
-            half = float(min(GRID_CALM, (count - 3) / 2))
-            for _ in range(CALMING):  # (its steps averaged: see GRID_CALM)
-                made = _kept(count, _swept(made, half, odd=True))
-            grid = _ended(made, hi - lo)
-        grids.append(grid)
+    for (lo, hi, count), turns, even, finer in zip(spans, turned, uniform, ends, strict=True):
+        grid = plain = None
+        if turns and turning and count >= len(even):
+            made = _kept(count, ((a, target[first + a : first + min(a + BLOCK, count)] - lo)
+                                 for a in range(0, count, BLOCK)))
+            grid = plain = _calmed(made, hi - lo)
+            if any(finer):
+                grid = _calmed(_ends_finer(made, finer), hi - lo)
+        elif any(finer):
+            grid = _calmed(_ends_finer(even, finer), hi - lo)
+        grids.append((grid, plain))
         first += count
     return grids
+
+
+def _calmed(points: Column, end: float) -> np.ndarray | StoredGrid:
+    """``points`` averaged by :data:`CALMING` moving averages over :data:`GRID_CALM`
+    intervals either side (their ends kept: odd), so that their steps change smoothly, from
+    0 to ``end`` exactly (:func:`_ended`)."""
+    n = len(points)
+    half = float(min(GRID_CALM, (n - 3) / 2))
+    for _ in range(CALMING):
+        points = _kept(n, _swept(points, half, odd=True))
+    return _ended(points, end)
+
+
+def _ends_finer(points: Column | Grid, ends: tuple[bool, bool]) -> Column:
+    """``points`` (at least 5) with the :data:`END` intervals next to each end in ``ends``
+    (first, last) cut into :data:`END_FINER` each (fewer intervals on a grid of fewer than 4
+    END), a block at a time (memory: a block's)."""
+    M = len(points)
+    n = min(END, (M - 1) // 4)
+    fractions = np.arange(END_FINER) / END_FINER
+
+    def cut(at: np.ndarray) -> np.ndarray:  # (each interval's first point and its cuts)
+        return (at[:-1, None] + np.diff(at)[:, None] * fractions).ravel()
+
+    first, last = (n if ends[0] else 0), (M - 1 - n if ends[1] else M - 1)
+
+    def blocks() -> Iterator[tuple[int, np.ndarray]]:
+        at = 0
+        if ends[0]:
+            yield at, cut(np.asarray(points[0 : n + 1], dtype=float))
+            at += END_FINER * n
+        for a in range(first, last, BLOCK):
+            block = np.asarray(points[a : min(a + BLOCK, last)], dtype=float)
+            yield at, block
+            at += len(block)
+        if ends[1]:
+            yield at, cut(np.asarray(points[last:M], dtype=float))
+            at += END_FINER * n
+        yield at, np.asarray(points[M - 1 : M], dtype=float)
+
+    count = M + (END_FINER - 1) * n * sum(ends)
+    made = _stored(count, blocks())
+    return made[:] if count <= BLOCK else made  # (one block: :func:`_kept`'s)
 
 
 def _ended(points: Column, end: float) -> np.ndarray | StoredGrid:
@@ -1178,11 +1260,25 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     for the passes and kept) appended to it, for later passes on the same arc with the same
     limits to read back (:mod:`~hodyn_cli.algorithms.limits.rates`' rounds,
     :func:`within`; made again, the rounds' passes spent 0.5 of 14 s of a 3 x 10^4-sample
-    path's CPU in them: benchmarks/README.md, long7). ``turning``: :func:`arcs`'."""
+    path's CPU in them: benchmarks/README.md, long7). ``turning``: :func:`arcs`', and each arc's
+    grid finer at a moving end whose rows force the law's u there (:func:`forced`,
+    :data:`END`), and the passes run once, on that grid; where they find no law there, on
+    the grid without the finer ends."""
     out = []
     path = source(path)
     table = table or lengths(path)
-    pieces, names = arcs(path, points, shape_points, table, turning), table.names
+    names = table.names
+
+    def ends(arc: Arc) -> tuple[bool, bool]:  # (its rows at each moving end alone)
+        last, step = len(arc.sigma) - 1, float(arc.sigma[1] - arc.sigma[0])
+        first, end = (not arc.rest[k] and forced(arc_rows(model, arc, names, a, a + 1, limits,
+                                                           gravity), step)
+                      for k, a in ((0, 0), (1, last)))
+        return first, end
+
+    coarse: list[Grid] = []
+    # (a grid asked for, not ``turning``, stays uniform: --arc-grid)
+    pieces = arcs(path, points, shape_points, table, turning, ends if turning else None, coarse)
     total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
 
     def advance(points: int) -> None:
@@ -1191,9 +1287,8 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
         if progress is not None:
             progress(done, total)
 
-    for arc in pieces:
-
-        def made(a: int, b: int, arc: Arc = arc) -> Rows:
+    def passes(arc: Arc) -> tuple[Law | None, Callable[[int, int], Rows]]:
+        def made(a: int, b: int) -> Rows:
             return arc_rows(model, arc, names, a, b, limits, gravity)
 
         rows_at: Callable[[int, int], Rows] = made if kept is None else ArcRows(
@@ -1201,8 +1296,15 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
         # (the rows kept: their bounds too, which rates.kept's passes under a ceiling read)
         # (read again by the forward pass, not copied: along's ``reread``)
         held = rows_at if isinstance(rows_at, ArcRows) and not interpolate else None
-        law = along(arc, rows_at, advance, interpolate, None if held is None else held.bounds,
-                    reread=held is not None)
+        return along(arc, rows_at, advance, interpolate, None if held is None else
+                     held.bounds, reread=held is not None), rows_at
+
+    for arc, plain in zip(pieces, coarse, strict=True):
+        law, rows_at = passes(arc)
+        if law is None and plain is not arc.sigma:  # (its ends finer: the grid without)
+            arc = replace(arc, sigma=plain)
+            total += 2 * len(plain)
+            law, rows_at = passes(arc)
         if law is None:
             return None
         out.append((arc, law))
@@ -1210,6 +1312,26 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
             assert isinstance(rows_at, ArcRows)
             kept.append(rows_at)
     return out
+
+
+def forced(r: Rows, step: float) -> bool:
+    """Whether the rows at one point (``alpha u + beta x <= gamma``, the top) leave no u = 0
+    at the largest x they allow there (``beta x > gamma`` in a row, beyond rounding), and the
+    least |u| they then allow changes x by :data:`FORCED` of it at least over the grid's
+    interval ``step`` (``2 |u| step``): a law that starts or ends there moving as fast as
+    it may must brake or speed up that hard, which the smoothing's average of u over its
+    kernel breaks (:data:`END`). (The point's rows made alone: the passes' read their
+    neighbours too, :func:`chorded`; a decision only.)"""
+    x = float(_static(r)[1][0])
+    if not np.isfinite(x):
+        return False
+    alpha, over = r.alpha[0], r.beta[0] * x - r.gamma[0]
+    rows_forcing = over > ROUNDING * np.abs(r.gamma[0])
+    if not rows_forcing.any():
+        return False
+    with np.errstate(divide="ignore"):  # (alpha 0 there: x beyond the row, no u allowed)
+        least = np.abs(over[rows_forcing] / alpha[rows_forcing]).max()
+    return bool(2 * least * step >= FORCED * x)
 
 
 def arc_rows(model: Model, arc: Arc, names: tuple[str, ...], a: int, b: int, limits: Limits,
