@@ -435,6 +435,11 @@ class CompiledBackend(NumpyBackend):
         _check(self.lib.hodyn_reach_forward(len(x), alpha.shape[1], *_contiguous(
             alpha, beta, gamma), *_bytes(up, down), *_contiguous(delta, K), x, u))
 
+    def reach_bounds(self, alpha, beta, gamma, up, down, lo, hi, pairs):
+        # (``pairs``: the numpy reference's block; the kernel takes a pair at a time)
+        _check(self.lib.hodyn_reach_bounds(len(lo), alpha.shape[1], *_contiguous(
+            alpha, beta, gamma), *_bytes(up, down), lo, hi))
+
     def banded_solve(self, band, k, rhs):
         _check(self.lib.hodyn_banded_solve(len(band), k, band, rhs.shape[1], rhs))
 

@@ -265,6 +265,9 @@ class GpuBackend:
     def reach_forward(self, *args: Any) -> None:
         return self.cpu.reach_forward(*args)
 
+    def reach_bounds(self, *args: Any) -> None:
+        return self.cpu.reach_bounds(*args)
+
     def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
         return self.cpu.banded_solve(band, k, rhs)
 

@@ -69,6 +69,44 @@ int hodyn_reach_forward(int64_t M, int m, const double *alpha, const double *bet
     return HK_OK;
 }
 
+/* The bounds on x at each point that the pairs of its rows ``alpha u + beta x <= gamma`` (M
+ * x m) give, u eliminated: a row i with alpha > 0 (up[i]) and a row j with alpha < 0 (down[j])
+ * bound x by (-alpha_j gamma_i + alpha_i gamma_j) / e, e = -alpha_j beta_i + alpha_i beta_j,
+ * from above where e > 0 (hi[g] lowered to it) and from below where e < 0 (lo[g] raised to it);
+ * e = 0 or NaN: no bound. A NaN bound makes the point's NaN (as numpy's minimum and maximum
+ * propagate it; each comparison below is false for it); the numpy reference is
+ * backends/numpy/reach.py's bounds, each product and sum the same (a pair a step: the
+ * reference's blocks of pairs at once were 5-8 % of a 10^5-sample path's CPU). */
+static inline double least(double a, double b) { return (a < b || a != a) ? a : b; }
+static inline double most(double a, double b) { return (a > b || a != a) ? a : b; }
+
+int hodyn_reach_bounds(int64_t M, int m, const double *alpha, const double *beta,
+                       const double *gamma, const uint8_t *up, const uint8_t *down,
+                       double *lo, double *hi) {
+    if (M < 0 || m < 0) return HK_SIZE;
+    for (int64_t g = 0; g < M; g++) {
+        const size_t row = (size_t)g * m;
+        const double *a = alpha + row, *b = beta + row, *c = gamma + row;
+        double top = INFINITY, bottom = -INFINITY;
+        for (int i = 0; i < m; i++) {
+            if (!up[row + i]) continue;
+            for (int j = 0; j < m; j++) {
+                if (!down[row + j]) continue;
+                const double aj = -a[j];
+                const double e1 = aj * b[i], e2 = a[i] * b[j];
+                const double e = e1 + e2;
+                const double f1 = aj * c[i], f2 = a[i] * c[j];
+                const double bound = (f1 + f2) / e;
+                if (e > 0) top = least(bound, top);
+                else if (e < 0) bottom = most(bound, bottom);
+            }
+        }
+        hi[g] = least(hi[g], top);
+        lo[g] = most(lo[g], bottom);
+    }
+    return HK_OK;
+}
+
 /* A banded system without pivoting (a B-spline collocation matrix is totally positive: de
  * Boor, A Practical Guide to Splines, ch. XIII). band[n][2k+1]: row i holds A[i][i-k ..
  * i+k] (overwritten by the elimination); rhs[n][r]: overwritten by the solution. */

@@ -183,6 +183,12 @@ class NumpyBackend:
         """Reachability's forward pass in place: :func:`.reach.forward`."""
         reach.forward(alpha, beta, gamma, up, down, delta, K, x, u)
 
+    def reach_bounds(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                     up: np.ndarray, down: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                     pairs: int) -> None:
+        """The bounds on x of each point's pairs of rows, in place: :func:`.reach.bounds`."""
+        reach.bounds(alpha, beta, gamma, up, down, lo, hi, pairs)
+
     def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
         """A banded system without pivoting, in place: :func:`.reach.banded_solve`."""
         reach.banded_solve(band, k, rhs)

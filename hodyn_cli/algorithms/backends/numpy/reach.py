@@ -41,6 +41,41 @@ def forward(alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray, up: np.ndarr
             x[i + 1] = min(max(xi + d2 * u[i], K[i + 1, 0], 0.0), K[i + 1, 1])
 
 
+def bounds(alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray, up: np.ndarray,
+           down: np.ndarray, lo: np.ndarray, hi: np.ndarray, pairs: int) -> None:
+    """lo and hi (M,) at each point bounded, in place, by each pair of a row i (alpha > 0,
+    ``up``) and a row j (alpha < 0, ``down``) of the rows ``alpha u + beta x <= gamma`` (M,
+    m): x <= or >= (-alpha_j gamma_i + alpha_i gamma_j) / (-alpha_j beta_i + alpha_i beta_j)
+    by that denominator's sign (u eliminated; 0 or NaN: no bound; a NaN bound makes the
+    point's NaN). The pairs a block of ``pairs // m^2`` points at a time (a block in the
+    cache), among the rows of either sign somewhere in the block alone (the others pair
+    nowhere in it); each bound made in place and reduced where a pair bounds (a min or a max:
+    in any order the same)."""
+    step = max(1, pairs // max(1, alpha.shape[1]) ** 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for a in range(0, len(hi), step):
+            block = slice(a, a + step)
+            i, j = (np.flatnonzero(side[block].any(axis=0)) for side in (up, down))
+            if not (i.size and j.size):
+                continue
+            A, B, G = alpha[block], beta[block], gamma[block]
+            ai, bi, gi = A[:, i, None], B[:, i, None], G[:, i, None]
+            aj, bj, gj = -A[:, None, j], B[:, None, j], G[:, None, j]
+            e = aj * bi
+            e += ai * bj
+            bound = aj * gi
+            bound += ai * gj
+            np.divide(bound, e, out=bound)
+            pair = up[block][:, i, None] & down[block][:, None, j]
+            upper, lower = e > 0, e < 0
+            upper &= pair
+            lower &= pair
+            hi[block] = np.minimum(hi[block], np.minimum.reduce(
+                bound, axis=(1, 2), where=upper, initial=np.inf))
+            lo[block] = np.maximum(lo[block], np.maximum.reduce(
+                bound, axis=(1, 2), where=lower, initial=-np.inf))
+
+
 def banded_solve(band: np.ndarray, k: int, rhs: np.ndarray) -> None:
     """Solve in place: ``band`` (n, 2k+1), row i holding A[i, i-k .. i+k] (eliminated),
     ``rhs`` (n, r) becomes the solution; no pivoting (for totally positive A)."""
