@@ -55,3 +55,35 @@ def _pairs(backend: backends.Backend, r: reachability.Rows) -> reachability.Boun
     backend.reach_bounds(r.alpha, r.beta, r.gamma, r.alpha > tiny, r.alpha < -tiny, lo, hi,
                          reachability.PAIRS)
     return lo, hi
+
+
+@pytest.mark.skipif(not compiled.variants(), reason="no compiled kernels")
+@pytest.mark.parametrize("end", [(0.0, 0.0), (0.0, np.inf), (0.0, 0.2), (0.5, 0.6)])
+def test_the_kernels_backward_pass_from_the_rows_is_numpys_to_the_bit(end):
+    """reachability.controllable by each compiled variant's reach_controllable (the pairs
+    with K_{i+1}'s rows made a row at a time) and by numpy's reference (their arrays, then
+    its backward pass): the same K at every point, NaN where numpy's is (an empty set ends
+    the pass; a NaN gamma; a row whose e is 0; rows free of u); fails on main (no
+    reach_controllable)."""
+    r = _rows(3)
+    r = reachability.Rows(r.alpha, r.beta, np.abs(r.gamma) + 0.1, r.top)
+    r.gamma[150, 2] = np.nan
+    r.beta[90, 0] = r.alpha[90, 0] / (2 * 0.01)  # (e = 2 delta beta - alpha = 0)
+    delta = np.full(len(r.top) - 1, 0.01)
+    with backends.use("numpy") as numpy_backend:
+        want = reachability.controllable(r, delta, end)
+        direct = np.full_like(want, np.nan)
+        direct[-1] = want[-1]
+        lo, hi = reachability._static(r)
+        numpy_backend.reach_controllable(r.alpha, r.beta, r.gamma, delta, 1e-12, lo, hi, direct)
+    assert np.isfinite(want).sum() > 100 or end == (0.5, 0.6)  # (the last: empty at once)
+    for variant in compiled.variants():
+        with backends.use("compiled", variant=variant) as kernel_backend:
+            K = reachability.controllable(r, delta, end)
+            again = np.full_like(want, np.nan)
+            again[-1] = want[-1]
+            kernel_backend.reach_controllable(r.alpha, r.beta, r.gamma, delta, 1e-12, lo, hi,
+                                              again)
+        assert np.array_equal(K, want, equal_nan=True), variant
+        assert np.array_equal(np.signbit(K), np.signbit(want)), variant
+        assert np.array_equal(again, direct, equal_nan=True), variant

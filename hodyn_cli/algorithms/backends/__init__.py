@@ -133,6 +133,9 @@ class Backend(Protocol):
     def reach_backward(self, p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray,
                        upper: np.ndarray, lower: np.ndarray, lo_s: np.ndarray,
                        hi_s: np.ndarray, K: np.ndarray) -> None: ...
+    def reach_controllable(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                           delta: np.ndarray, tiny: float, lo_s: np.ndarray,
+                           hi_s: np.ndarray, K: np.ndarray) -> None: ...
     def reach_forward(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
                       up: np.ndarray, down: np.ndarray, delta: np.ndarray, K: np.ndarray,
                       x: np.ndarray, u: np.ndarray) -> None: ...

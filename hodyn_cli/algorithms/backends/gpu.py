@@ -262,6 +262,9 @@ class GpuBackend:
     def reach_backward(self, *args: Any) -> None:
         return self.cpu.reach_backward(*args)
 
+    def reach_controllable(self, *args: Any) -> None:
+        return self.cpu.reach_controllable(*args)
+
     def reach_forward(self, *args: Any) -> None:
         return self.cpu.reach_forward(*args)
 

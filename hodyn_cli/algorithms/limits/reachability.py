@@ -1056,31 +1056,11 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float],
     M = len(lo_s)
     K = np.full((M, 2), np.nan)
     K[-1] = max(end[0], lo_s[-1]), min(end[1], hi_s[-1])
+    # (the pairs with the rows of K_{i+1}, made by the backend as its steps read them: the
+    # compiled kernel's, a row at a time; numpy's, arrays of the piece)
     tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
-    # the pairs with the rows of K_{i+1}: x + 2 d u <= hi (alpha 2d > 0) with rows of alpha
-    # < 0, and -x - 2 d u <= -lo with rows of alpha > 0: bounds (p + w end) / e on x
-    d2 = 2 * delta[:, None]
-    A, B, G = r.alpha[:-1], r.beta[:-1], r.gamma[:-1]
-    with_hi = A < -tiny
-    with_lo = A > tiny
-    either = with_hi | with_lo
-    # (made in place, the same numbers: a piece's arrays are (BLOCK, rows), 7 MB each for
-    # the Panda's 28 rows; with a new array at each step, as before, ~20 % more CPU here)
-    e = d2 * B
-    e -= A
-    np.copyto(e, 0.0, where=~either)
-    p = d2 * G
-    w_hi, w_lo = np.zeros_like(A), np.zeros_like(A)
-    np.negative(A, out=w_hi, where=with_hi)  # times hi
-    np.negative(A, out=w_lo, where=with_lo)  # times lo
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p /= e
-        w_hi /= e
-        w_lo /= e
-    upper, lower = e > 0, e < 0
-    upper &= either
-    lower &= either
-    backends.current().reach_backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
+    backends.current().reach_controllable(r.alpha, r.beta, r.gamma, delta, tiny, lo_s, hi_s,
+                                          K)
     return K
 
 

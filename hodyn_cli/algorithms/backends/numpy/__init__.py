@@ -177,6 +177,12 @@ class NumpyBackend:
         """Reachability's backward pass in place: :func:`.reach.backward`."""
         reach.backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
 
+    def reach_controllable(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                           delta: np.ndarray, tiny: float, lo_s: np.ndarray,
+                           hi_s: np.ndarray, K: np.ndarray) -> None:
+        """The backward pass from the rows, in place: :func:`.reach.controllable`."""
+        reach.controllable(alpha, beta, gamma, delta, tiny, lo_s, hi_s, K)
+
     def reach_forward(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
                       up: np.ndarray, down: np.ndarray, delta: np.ndarray, K: np.ndarray,
                       x: np.ndarray, u: np.ndarray) -> None:
