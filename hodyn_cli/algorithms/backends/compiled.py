@@ -431,9 +431,18 @@ class CompiledBackend(NumpyBackend):
         _check(self.lib.hodyn_reach_backward(M, m, *_contiguous(p, w_hi, w_lo), *_bytes(
             upper, lower), *_contiguous(lo_s, hi_s), K))
 
+    def reach_controllable(self, alpha, beta, gamma, delta, tiny, lo_s, hi_s, K):
+        _check(self.lib.hodyn_reach_controllable(len(K), alpha.shape[1], *_contiguous(
+            alpha, beta, gamma, delta), float(tiny), *_contiguous(lo_s, hi_s), K))
+
     def reach_forward(self, alpha, beta, gamma, up, down, delta, K, x, u):
         _check(self.lib.hodyn_reach_forward(len(x), alpha.shape[1], *_contiguous(
             alpha, beta, gamma), *_bytes(up, down), *_contiguous(delta, K), x, u))
+
+    def reach_bounds(self, alpha, beta, gamma, up, down, lo, hi, pairs):
+        # (``pairs``: the numpy reference's block; the kernel takes a pair at a time)
+        _check(self.lib.hodyn_reach_bounds(len(lo), alpha.shape[1], *_contiguous(
+            alpha, beta, gamma), *_bytes(up, down), lo, hi))
 
     def banded_solve(self, band, k, rhs):
         _check(self.lib.hodyn_banded_solve(len(band), k, band, rhs.shape[1], rhs))

@@ -262,8 +262,14 @@ class GpuBackend:
     def reach_backward(self, *args: Any) -> None:
         return self.cpu.reach_backward(*args)
 
+    def reach_controllable(self, *args: Any) -> None:
+        return self.cpu.reach_controllable(*args)
+
     def reach_forward(self, *args: Any) -> None:
         return self.cpu.reach_forward(*args)
+
+    def reach_bounds(self, *args: Any) -> None:
+        return self.cpu.reach_bounds(*args)
 
     def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
         return self.cpu.banded_solve(band, k, rhs)

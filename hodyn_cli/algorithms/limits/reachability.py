@@ -1062,7 +1062,8 @@ def rows(limits: list[PathLimit]) -> Rows:
     return Rows(cat(alpha), cat(beta), cat(gamma), top)
 
 
-#: pairs of rows that :func:`_static` bounds at once, at most: a block of PAIRS // m^2 points
+#: pairs of rows that numpy's :func:`_bounds` (the backend's reference, not the kernel's) takes at
+#: once, at most: a block of PAIRS // m^2 points
 #: of m rows (167 points of the iiwa's 14 rows, 41 of 28; of those, its rows of alpha > 0
 #: and < 0 pair), a block that stays in the cache (the least CPU of 64-256 points, and of
 #: 32-128 for 28 rows)
@@ -1085,11 +1086,13 @@ def _static(r: Rows, bounds: Bounds | None = None) -> tuple[np.ndarray, np.ndarr
 def _bounds(r: Rows) -> Bounds:
     """(lower, upper) (M,): the x for which some u satisfies every row at the point (the
     pairs of rows with u coefficients of opposite signs, and the rows without u; x >= 0),
-    whatever the top. The pairs a block of points at a time (:data:`PAIRS`), among the rows
-    of either sign somewhere in the block alone (the others pair nowhere in it): the same
-    bounds, each the same products, as a row at a time with all rows (a numpy loop over the
-    rows, O(M m^2) over the whole grid at each row: 5-8 % of a 10^5-sample path's CPU,
-    benchmarks/README.md, long6); a min and a max, in any order the same."""
+    whatever the top. The pairs by the backend's ``reach_bounds`` (the compiled kernel a
+    pair at a time; numpy's reference a block of points at a time, :data:`PAIRS`): the
+    same bounds, each the same products, as a row at a time with all rows (a numpy loop
+    over the rows, O(M m^2) over the whole grid at each row: 5-8 % of a 10^5-sample path's
+    CPU, benchmarks/README.md, long6; numpy's blocks, 1.2 s of the Panda's 10^5-sample
+    Fourier path, its 28 rows at 3 x 10^5 points, branch panda21); a min and a max, in any
+    order the same."""
     lo, hi = np.zeros(len(r.top)), np.full(len(r.top), np.inf)
     tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
     free = np.abs(r.alpha) <= tiny
@@ -1098,43 +1101,9 @@ def _bounds(r: Rows) -> Bounds:
     hi = np.minimum(hi, np.where(free & (r.beta > 0), single, np.inf).min(axis=1, initial=np.inf))
     lo = np.maximum(lo, np.where(free & (r.beta < 0), single, -np.inf).max(axis=1,
                                                                            initial=-np.inf))
-    up, down = r.alpha > tiny, r.alpha < -tiny
-    step = max(1, PAIRS // max(1, r.alpha.shape[1]) ** 2)
-    with np.errstate(divide="ignore", invalid="ignore"):  # (once, not a block at a time)
-        for a in range(0, len(hi), step):
-            block = slice(a, a + step)
-            i, j = (np.flatnonzero(side[block].any(axis=0)) for side in (up, down))
-            if i.size and j.size:
-                _paired(r, block, i, j, up[block][:, i, None] & down[block][:, None, j], lo,
-                        hi)
+    backends.current().reach_bounds(r.alpha, r.beta, r.gamma, r.alpha > tiny,
+                                    r.alpha < -tiny, lo, hi, PAIRS)
     return lo, hi
-
-
-def _paired(r: Rows, block: slice, i: np.ndarray, j: np.ndarray, pair: np.ndarray,
-            lo: np.ndarray, hi: np.ndarray) -> None:
-    """lo and hi at the points ``block`` bounded by each pair of a row i (alpha > 0) and a
-    row j (alpha < 0) there (``pair``: which are such): x <= or >= (-alpha_j gamma_i +
-    alpha_i gamma_j) / (-alpha_j beta_i + alpha_i beta_j) by that denominator's sign (u
-    eliminated; the caller's ``np.errstate`` ignores the division's 0 / 0 and x / 0). Made
-    in place and reduced where a pair bounds (the same numbers: each sum the same two
-    products, a min or a max in any order; a copy of the bounds with +-inf elsewhere was
-    2 of its 15 passes over the pairs: with the sums' temporaries, ~16 % of :func:`_bounds`'
-    CPU on a piece of the Panda's 28 rows, 0.13 -> 0.11 s)."""
-    A, B, G = r.alpha[block], r.beta[block], r.gamma[block]
-    ai, bi, gi = A[:, i, None], B[:, i, None], G[:, i, None]
-    aj, bj, gj = -A[:, None, j], B[:, None, j], G[:, None, j]
-    e = aj * bi
-    e += ai * bj
-    bound = aj * gi
-    bound += ai * gj
-    np.divide(bound, e, out=bound)
-    upper, lower = e > 0, e < 0
-    upper &= pair
-    lower &= pair
-    hi[block] = np.minimum(hi[block], np.minimum.reduce(bound, axis=(1, 2), where=upper,
-                                                        initial=np.inf))
-    lo[block] = np.maximum(lo[block], np.maximum.reduce(bound, axis=(1, 2), where=lower,
-                                                        initial=-np.inf))
 
 
 def interpolated(r: Rows, delta: np.ndarray) -> Rows:
@@ -1169,31 +1138,11 @@ def controllable(r: Rows, delta: np.ndarray, end: tuple[float, float],
     M = len(lo_s)
     K = np.full((M, 2), np.nan)
     K[-1] = max(end[0], lo_s[-1]), min(end[1], hi_s[-1])
+    # (the pairs with the rows of K_{i+1}, made by the backend as its steps read them: the
+    # compiled kernel's, a row at a time; numpy's, arrays of the piece)
     tiny = 1e-12 * np.abs(r.alpha).max(initial=1.0)
-    # the pairs with the rows of K_{i+1}: x + 2 d u <= hi (alpha 2d > 0) with rows of alpha
-    # < 0, and -x - 2 d u <= -lo with rows of alpha > 0: bounds (p + w end) / e on x
-    d2 = 2 * delta[:, None]
-    A, B, G = r.alpha[:-1], r.beta[:-1], r.gamma[:-1]
-    with_hi = A < -tiny
-    with_lo = A > tiny
-    either = with_hi | with_lo
-    # (made in place, the same numbers: a piece's arrays are (BLOCK, rows), 7 MB each for
-    # the Panda's 28 rows; with a new array at each step, as before, ~20 % more CPU here)
-    e = d2 * B
-    e -= A
-    np.copyto(e, 0.0, where=~either)
-    p = d2 * G
-    w_hi, w_lo = np.zeros_like(A), np.zeros_like(A)
-    np.negative(A, out=w_hi, where=with_hi)  # times hi
-    np.negative(A, out=w_lo, where=with_lo)  # times lo
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p /= e
-        w_hi /= e
-        w_lo /= e
-    upper, lower = e > 0, e < 0
-    upper &= either
-    lower &= either
-    backends.current().reach_backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
+    backends.current().reach_controllable(r.alpha, r.beta, r.gamma, delta, tiny, lo_s, hi_s,
+                                          K)
     return K
 
 

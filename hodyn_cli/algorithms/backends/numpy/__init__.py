@@ -177,11 +177,23 @@ class NumpyBackend:
         """Reachability's backward pass in place: :func:`.reach.backward`."""
         reach.backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
 
+    def reach_controllable(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                           delta: np.ndarray, tiny: float, lo_s: np.ndarray,
+                           hi_s: np.ndarray, K: np.ndarray) -> None:
+        """The backward pass from the rows, in place: :func:`.reach.controllable`."""
+        reach.controllable(alpha, beta, gamma, delta, tiny, lo_s, hi_s, K)
+
     def reach_forward(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
                       up: np.ndarray, down: np.ndarray, delta: np.ndarray, K: np.ndarray,
                       x: np.ndarray, u: np.ndarray) -> None:
         """Reachability's forward pass in place: :func:`.reach.forward`."""
         reach.forward(alpha, beta, gamma, up, down, delta, K, x, u)
+
+    def reach_bounds(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
+                     up: np.ndarray, down: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                     pairs: int) -> None:
+        """The bounds on x of each point's pairs of rows, in place: :func:`.reach.bounds`."""
+        reach.bounds(alpha, beta, gamma, up, down, lo, hi, pairs)
 
     def banded_solve(self, band: np.ndarray, k: int, rhs: np.ndarray) -> None:
         """A banded system without pivoting, in place: :func:`.reach.banded_solve`."""
