@@ -53,7 +53,7 @@ def test_the_borinot_zig_at_20_hz_is_within_half_a_percent_of_toppra(tmp_path):
 
 @pytest.mark.parametrize("raised, step", [
     (None, 0.005 * 0.05),  # (the plan's step is the input's mean step: kept)
-    ((1.0, 0.05, 0.766), 1.0 * 0.05),  # (raised to 200 Hz from 1 Hz: the input's 1 s)
+    ((1.0, 0.05, 0.766, "law"), 1.0 * 0.05),  # (raised to 200 Hz from 1 Hz: the input's 1 s)
 ])
 def test_the_uniform_scaling_at_the_inputs_samples_steps_as_the_input(monkeypatch, raised, step):
     """``Optimal._at_input_samples`` plays the uniform scaling (k = 0.05) at the input's

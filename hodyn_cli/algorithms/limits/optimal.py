@@ -846,7 +846,12 @@ FASTER = 10.0
 #: scaling: sweep17's Borinot zig at 20 Hz (five legs of 0.15 to 2 s, the uniform scaling
 #: held by the shortest) has a uniform scaling of 43 steps but a law of 6.3, 1.86 % over
 #: toppra at 20 Hz, 0.20 % at the raised 500 Hz (zig21). The cosine's law is 15.3 steps,
-#: the bench's fewest 40 (UR5's point-to-point at 20 Hz): kept
+#: the bench's fewest 40 (UR5's point-to-point at 20 Hz): kept. With limits of higher orders
+#: the uniform scaling's steps still (:meth:`Optimal._rate`): a finer output holds their
+#: jerks or torque rates at more samples, and its law can come out longer: the 2R's
+#: point-to-point through three waypoints at 20 Hz with jerks of 900 rad/s^3
+#: (tests/test_optimal.py), its law 12.7 steps, was 2.6 % longer at 200 Hz (1.00007 s, the
+#: windows', against reachability's 0.97449 s)
 SHORT_STEPS = 15
 #: ... and the raised rate gives the law at least this many output steps: Solo's ~10 ms law
 #: above at 5 kHz (53 steps) was 1.05 % slower than toppra, at 10 kHz (107) 0.27 %; the
@@ -858,13 +863,14 @@ LEAST_STEPS = 100
 ROUND_RATES = (1.0, 2.0, 5.0, 10.0)
 
 
-def output_rate(samples: int, span: float, seconds: float, law: float) -> float:
+def output_rate(samples: int, span: float, seconds: float, law: float,
+                counted: float | None = None) -> float:
     """The output's default rate (Hz; ``--rate`` not given) for an input of ``samples`` over
     ``span`` seconds whose uniform scaling lasts ``seconds`` and its fastest law known
     ``law`` (reachability's passes', before their smoothing; the uniform scaling's before
     the windows' solve): the input's mean rate, or, where the uniform scaling is more than
-    :data:`FASTER` times shorter than the input or the law lasts fewer than
-    :data:`SHORT_STEPS` of its steps, the first rate of :data:`ROUND_RATES` times
+    :data:`FASTER` times shorter than the input or ``counted`` (default: the law) lasts fewer
+    than :data:`SHORT_STEPS` of its steps, the first rate of :data:`ROUND_RATES` times
     a power of ten at which the law has as many output steps as the input has steps and at
     least :data:`LEAST_STEPS`: the output samples the path at least as finely as the input
     does, and the law finely enough to follow its turns.
@@ -877,7 +883,8 @@ def output_rate(samples: int, span: float, seconds: float, law: float) -> float:
     500.0
     """
     mean = (samples - 1) / span
-    if seconds * FASTER >= span and law * mean >= SHORT_STEPS:
+    counted = law if counted is None else counted
+    if seconds * FASTER >= span and counted * mean >= SHORT_STEPS:
         return mean
     least = max(samples - 1, LEAST_STEPS) / law
     decade = 10.0 ** np.floor(np.log10(least))
@@ -920,8 +927,9 @@ class Optimal:
         #: the output's rate where ``rate`` is None, chosen at the first survey (:meth:`_rate`)
         self.chosen: float | None = None
         #: where that is not the input's mean rate (:func:`output_rate`): (that mean rate,
-        #: the uniform scaling's k, the law's duration); None: it is, or ``rate`` was given
-        self.raised: tuple[float, float, float] | None = None
+        #: the uniform scaling's k, the duration whose steps were counted and what lasts it);
+        #: None: it is, or ``rate`` was given
+        self.raised: tuple[float, float, float, str] | None = None
         self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"``, ``"windows"``, or
@@ -1115,9 +1123,12 @@ class Optimal:
         mean = (samples - 1) / span
         if self.chosen is None:
             seconds = uniform.k * span
-            law = seconds if law is None else law
-            self.chosen = output_rate(samples, span, seconds, law)
-            self.raised = (mean, uniform.k, law) if self.chosen != mean else None
+            # (the law's steps counted, but with limits of higher orders: SHORT_STEPS)
+            law, uniformly = (seconds, True) if law is None else (law, rates.higher(self.limits))
+            counted = seconds if uniformly else law
+            self.chosen = output_rate(samples, span, seconds, law, counted)
+            self.raised = ((mean, uniform.k, counted, "uniform scaling" if uniformly else "law")
+                           if self.chosen != mean else None)
         # (the input's mean rate as each pass counts it: the same samples and span)
         return mean if self.raised is None else self.chosen
 
@@ -2440,8 +2451,8 @@ class Optimal:
         (:func:`output_rate`), why, in a user's words (None: it is, or ``--rate`` was)."""
         if self.raised is None:
             return None
-        mean, k, law = self.raised
-        why = (f"law lasts {law * mean:.3g} of the input's steps, fewer than {SHORT_STEPS}"
+        mean, k, counted, what = self.raised
+        why = (f"{what} lasts {counted * mean:.3g} of the input's steps, fewer than {SHORT_STEPS}"
                if k * FASTER >= 1 else
                f"uniform scaling plays the path {1 / k:.3g} times faster than the input, more "
                f"than {FASTER:g}: at the input's rate the output would sample it that many "
