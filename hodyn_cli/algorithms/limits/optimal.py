@@ -839,7 +839,19 @@ FASTER = 10.0
 #: 0.19709 s, 0.19646 s), Go1's leg through a middle rest at 20 Hz (7.5 steps) 0.8 %; 6 of 7
 #: such rows of the sweeps shorter at the raised rate, HyQ's loop at 20 Hz 5e-5 longer. Not
 #: more: the iiwa's 1 s cosine at 20 Hz (16 steps, the tests' cheap input) is as long at 200
-#: Hz (3e-9 longer), and the bench's 20 Hz arms have 81 (xArm7's and UR5's point-to-point)
+#: Hz (3e-9 longer), and the bench's 20 Hz arms have 81 (xArm7's and UR5's point-to-point).
+#: Counted on the fastest law known, not the uniform scaling: the smoothing's floor about
+#: each rest is a time (20 ms either side on an output coarser than 200 Hz), paid in
+#: proportion to the law's length, and a law can be many times faster than the uniform
+#: scaling: sweep17's Borinot zig at 20 Hz (five legs of 0.15 to 2 s, the uniform scaling
+#: held by the shortest) has a uniform scaling of 43 steps but a law of 6.3, 1.86 % over
+#: toppra at 20 Hz, 0.20 % at the raised 500 Hz (zig21). The cosine's law is 15.3 steps,
+#: the bench's fewest 40 (UR5's point-to-point at 20 Hz): kept. With limits of higher orders
+#: the uniform scaling's steps still (:meth:`Optimal._rate`): a finer output holds their
+#: jerks or torque rates at more samples, and its law can come out longer: the 2R's
+#: point-to-point through three waypoints at 20 Hz with jerks of 900 rad/s^3
+#: (tests/test_optimal.py), its law 12.7 steps, was 2.6 % longer at 200 Hz (1.00007 s, the
+#: windows', against reachability's 0.97449 s)
 SHORT_STEPS = 15
 #: ... and the raised rate gives the law at least this many output steps: Solo's ~10 ms law
 #: above at 5 kHz (53 steps) was 1.05 % slower than toppra, at 10 kHz (107) 0.27 %; the
@@ -851,13 +863,14 @@ LEAST_STEPS = 100
 ROUND_RATES = (1.0, 2.0, 5.0, 10.0)
 
 
-def output_rate(samples: int, span: float, seconds: float, law: float) -> float:
+def output_rate(samples: int, span: float, seconds: float, law: float,
+                counted: float | None = None) -> float:
     """The output's default rate (Hz; ``--rate`` not given) for an input of ``samples`` over
     ``span`` seconds whose uniform scaling lasts ``seconds`` and its fastest law known
     ``law`` (reachability's passes', before their smoothing; the uniform scaling's before
     the windows' solve): the input's mean rate, or, where the uniform scaling is more than
-    :data:`FASTER` times shorter than the input or lasts fewer than :data:`SHORT_STEPS` of
-    its steps, the first rate of :data:`ROUND_RATES` times
+    :data:`FASTER` times shorter than the input or ``counted`` (default: the law) lasts fewer
+    than :data:`SHORT_STEPS` of its steps, the first rate of :data:`ROUND_RATES` times
     a power of ten at which the law has as many output steps as the input has steps and at
     least :data:`LEAST_STEPS`: the output samples the path at least as finely as the input
     does, and the law finely enough to follow its turns.
@@ -866,9 +879,12 @@ def output_rate(samples: int, span: float, seconds: float, law: float) -> float:
     (200.0, 10000.0)
     >>> output_rate(101, 1.0, 0.0246503, 0.0106387), output_rate(41, 2.0, 0.0231508, 0.0091609)
     (10000.0, 20000.0)
+    >>> output_rate(84, 4.15, 2.1448, 0.313321)  # (uniform 43 of the input's steps, law 6.3)
+    500.0
     """
     mean = (samples - 1) / span
-    if seconds * FASTER >= span and seconds * mean >= SHORT_STEPS:
+    counted = law if counted is None else counted
+    if seconds * FASTER >= span and counted * mean >= SHORT_STEPS:
         return mean
     least = max(samples - 1, LEAST_STEPS) / law
     decade = 10.0 ** np.floor(np.log10(least))
@@ -911,8 +927,9 @@ class Optimal:
         #: the output's rate where ``rate`` is None, chosen at the first survey (:meth:`_rate`)
         self.chosen: float | None = None
         #: where that is not the input's mean rate (:func:`output_rate`): (that mean rate,
-        #: the uniform scaling's k and duration); None: it is, or ``rate`` was given
-        self.raised: tuple[float, float, float] | None = None
+        #: the uniform scaling's k, the duration whose steps were counted and what lasts it);
+        #: None: it is, or ``rate`` was given
+        self.raised: tuple[float, float, float, str] | None = None
         self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"``, ``"windows"``, or
@@ -1106,8 +1123,12 @@ class Optimal:
         mean = (samples - 1) / span
         if self.chosen is None:
             seconds = uniform.k * span
-            self.chosen = output_rate(samples, span, seconds, seconds if law is None else law)
-            self.raised = (mean, uniform.k, seconds) if self.chosen != mean else None
+            # (the law's steps counted, but with limits of higher orders: SHORT_STEPS)
+            law, uniformly = (seconds, True) if law is None else (law, rates.higher(self.limits))
+            counted = seconds if uniformly else law
+            self.chosen = output_rate(samples, span, seconds, law, counted)
+            self.raised = ((mean, uniform.k, counted, "uniform scaling" if uniformly else "law")
+                           if self.chosen != mean else None)
         # (the input's mean rate as each pass counts it: the same samples and span)
         return mean if self.raised is None else self.chosen
 
@@ -2120,13 +2141,19 @@ class Optimal:
         slower, within the limits exactly as the uniform scaling found them; resampled at
         ``1 / rate`` they fall between the input's samples, where the path can be beyond the
         limits at the samples' speed (an iiwa Fourier path at 20 Hz: 4.00019 s against
-        3.99933 s). ``keep``: taken even where slower (the result before fails validate)."""
+        3.99933 s). ``keep``: taken even where slower (the result before fails validate).
+        The input's mean step, not the plan's, where the output's rate was raised
+        (:attr:`raised`): k times the raised step fell between the input's samples (the
+        iiwa's cosine law cut to its whole steps and played twice slower, 16 samples at 10 Hz,
+        raised to 200 Hz: at 396 Hz, 0.757932 s, 1.06 % slower than its uniform scaling; now
+        its samples 50 ms apart, 0.75 s, the uniform scaling's: tests/test_zig21_rate.py)."""
         assert self.path is not None
         before = self._state()
         uniform = self.path.uniform
         law = replace(self.path.law, coefficients=np.full_like(self.path.law.coefficients,
                                                                uniform.x**2))
-        self.path = replace(self.path, law=law, step=self.path.step * uniform.k)
+        mean_step = self.path.step if self.raised is None else 1.0 / self.raised[0]
+        self.path = replace(self.path, law=law, step=mean_step * uniform.k)
         fit, found, _ = self._fitted(chunks())
         self.final = _no_faster(fit.solve() or found, uniform)
         self.scale, self.slowed = 1.0, None
@@ -2424,15 +2451,15 @@ class Optimal:
         (:func:`output_rate`), why, in a user's words (None: it is, or ``--rate`` was)."""
         if self.raised is None:
             return None
-        mean, k, seconds = self.raised
-        why = (f"lasts {seconds * mean:.3g} of the input's steps, fewer than {SHORT_STEPS}"
+        mean, k, counted, what = self.raised
+        why = (f"{what} lasts {counted * mean:.3g} of the input's steps, fewer than {SHORT_STEPS}"
                if k * FASTER >= 1 else
-               f"plays the path {1 / k:.3g} times faster than the input, more than "
-               f"{FASTER:g}: at the input's rate the output would sample it that many times "
-               "more coarsely than the input does")
+               f"uniform scaling plays the path {1 / k:.3g} times faster than the input, more "
+               f"than {FASTER:g}: at the input's rate the output would sample it that many "
+               "times more coarsely than the input does")
         return (f"sampled at {self.played_rate:g} Hz, not at the input's {mean:.4g} Hz: its "
-                f"uniform scaling {why} (a law of a few output steps is slowed to pass "
-                "validate); --rate chooses another")
+                f"{why} (a law of a few output steps is slowed to pass validate); --rate "
+                "chooses another")
 
     @property
     def played_rate(self) -> float:
