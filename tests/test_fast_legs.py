@@ -115,11 +115,14 @@ def test_a_coarse_outputs_notice_says_what_the_smoothing_cost_and_that_a_finer_r
     src, out = tmp_path / "p2p.h5", tmp_path / "fast.h5"
     write_trajectory(str(src), generate(model, "point-to-point", waypoints=WAYPOINTS[:3],
                                         segment_duration=[1.0], rate=20.0))
+    # (--rate 20: the law lasts 8.8 of its steps, and by default its output would be raised
+    # to 500 Hz, optimal.SHORT_STEPS; this notice is the 20 Hz output's)
     finer = notice(CliRunner().invoke(app, ["retime", str(ROBOT), str(src), "--optimal",
-                                            "-o", str(tmp_path / "finer.h5")]), src)
+                                            "--rate", "20", "-o", str(tmp_path / "finer.h5")]),
+                   src)
     monkeypatch.setattr(optimal, "FINER", 1.0)
     line = notice(CliRunner().invoke(app, ["retime", str(ROBOT), str(src), "--optimal",
-                                           "-o", str(out)]), src)
+                                           "--rate", "20", "-o", str(out)]), src)
     assert ("; its smoothing (5 ms either side: 1 step of 5 ms, as on an output at 200 Hz) "
             "and its corners' ramps (0.5 ms) and final fit cost ") in line
     duration = float(line.partition(f"{src}: ")[2].partition(" s along")[0])
