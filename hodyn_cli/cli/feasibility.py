@@ -148,8 +148,9 @@ def retime(
     rate: Annotated[float | None, typer.Option(
         help="With --optimal (or --to-limits: the uniform scaling resampled): samples per "
              "second of the output, exactly 1/RATE s apart from the start, the last step "
-             "shorter (default: the input's mean rate; where the law plays the path over 10 "
-             "times faster than the input or lasts under 15 of its steps, the first 1, 2 or "
+             "shorter (default: the input's mean rate; where the uniform scaling plays the path "
+             "over 10 times faster than the input or the law lasts under 15 of its steps "
+             "(the uniform scaling, with limits of jerks or torque rates), the first 1, 2 or "
              "5 x 10^n Hz giving it as many steps as the input, 100 at least: the notice says "
              "so; --to-limits: the input's samples).",
         show_default=False)] = None,
