@@ -54,6 +54,7 @@ from hodyn_cli.algorithms.limits.programme import (
     Stretches,
     TimeLaw,
     between,
+    eased,
     path_limits,
     rests_inside,
     slowness,
@@ -138,6 +139,9 @@ CALMER = 2
 #: the cap is lowered so at most LOWERINGS times (a law that stays a little beyond CALM
 #: however low its cap would otherwise be planned again for each half a per cent of cap)
 LOWERINGS = 3
+#: a stretch whose cap is lowered alone restarts from its law played slower, the law eased
+#: back to the others' own over this share of its length beside it (:meth:`Optimal._windows`)
+EASED = 0.5
 #: a law on the first path-speed cap whose output is within RAISE CALM of that tolerance is
 #: planned once more with its cap where the inconsistency would be CALM if it grew as the
 #: speed's RISE-th power (it grew as its 2.4th to 7th power, and slower below: the iiwa's 3 s
@@ -2050,10 +2054,9 @@ class Optimal:
             # (the stretch between rests where the inconsistency is: its cap alone is lowered,
             # the other stretches' kept. Every stretch's lowered together, the xArm7's curve
             # through a stop, inconsistent on its second leg at the cap of 8, came to 1.74530
-            # s at the cap of 4, now 1.68103 s, for 6.5-7.7 s of CPU against 4.8-4.9 s (the
-            # other leg climbs back to its cap from the law played slower); the whole path's
-            # cap kept 1.71544 s but not the Baxter zigzag's gain with torque accelerations,
-            # 4.594 -> 5.642 s: windows19.
+            # s at the cap of 4, now 1.68103 s (its CPU: below, where the plan restarts); the
+            # whole path's cap kept 1.71544 s but not the Baxter zigzag's gain with torque
+            # accelerations, 4.594 -> 5.642 s: windows19.
             # Where that stretch is no faster than CAP_LEAST times its own uniform speed, its
             # cap is not what makes it inconsistent: every stretch's as before, from the
             # fastest's peak (that zigzag, inconsistent on a leg at 1.9 times its speed: its
@@ -2081,7 +2084,20 @@ class Optimal:
                 # x0 on the slow legs of a path with rests inside: the 2R's two legs of
                 # tests/test_windows19b.py, 120 of HiGHS's solves and 28584 simplex
                 # iterations against 24 and 10920, to 1.28341 s against 1.25668 s)
-                start = replace(law, coefficients=law.coefficients * (lower / top) ** 2)
+                # (one stretch lowered: that stretch alone played slower, the others as
+                # planned (programme.eased: x eased back to them over EASED of the stretch's
+                # length beside it), each restarting from its own law. The whole law played
+                # slower, the xArm7's corner planned again at 3.6-4.3 s of CPU (10
+                # programmes), its kept leg climbing back to its cap; now 2.5-2.7 s (9),
+                # 1.681028 s against 1.681034 s, the whole run 7.5-7.9 s against 8.5-9.0 s
+                # loaded. Eased over 0.1 or 1.0 of it: 16 and 11 programmes, 1.68142 and
+                # 1.68140 s: windows21)
+                f = (lower / top) ** 2
+                ends = np.concatenate([[-np.inf], self.rests, [np.inf]])
+                a, b = max(float(ends[k]), law.breaks[0]), min(float(ends[k + 1]),
+                                                                law.breaks[-1])
+                start = (eased(law, a, b, f, EASED * (b - a)) if isinstance(which, list) and b > a
+                         else replace(law, coefficients=law.coefficients * f))
                 continue
             if self.final is not None and lag > CALM and pace > PACE / 2**CALMER:
                 self._hopeless(planned)
@@ -2161,11 +2177,14 @@ class Optimal:
             self._restore(before)
 
     def _state(self) -> tuple:
-        """The result as it stands: (duration, plan, final fit, scale, peak, slowed)."""
-        return self.duration, self.path, self.final, self.scale, self.peak, self.slowed
+        """The result as it stands: (duration, plan, final fit, scale, peak, slowed, and the
+        plan's stretches: :attr:`rests`, :attr:`peaks`, which describe the plan restored)."""
+        return (self.duration, self.path, self.final, self.scale, self.peak, self.slowed,
+                self.rests, self.peaks)
 
     def _restore(self, state: tuple) -> None:
-        _, self.path, self.final, self.scale, self.peak, self.slowed = state
+        (_, self.path, self.final, self.scale, self.peak, self.slowed, self.rests,
+         self.peaks) = state
 
     def _resampled(self, chunks: Callable[[], Iterable[Trajectory]], from_rest: bool = False
                    ) -> bool:

@@ -64,7 +64,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import reduce
 from itertools import combinations_with_replacement
-from math import factorial
+from math import comb, factorial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -1286,6 +1286,30 @@ def ramped(law: TimeLaw, lengths: tuple[float | None, float | None]) -> TimeLaw:
     held = np.array([length is not None for length in lengths])
     rise[[0, -1]] = np.where(held, 0.0, rise[[0, -1]])  # (exactly 0: the rests' values)
     return replace(law, coefficients=law.coefficients * rise)
+
+
+def eased(law: TimeLaw, a: float, b: float, f: float, length: float) -> TimeLaw:
+    """``law`` with x times ``f`` (< 1) on the path's ``a`` .. ``b`` (a stretch between rests,
+    :func:`rests_inside`) and as it is farther than ``length`` from it, between them times
+    ``f + (1 - f) S(u)`` (u: the distance over ``length``; S the smoothstep of order p, the
+    spline's degree, ``sum_{j>p} C(2p+1, j) u^j (1-u)^(2p+1-j)``, flat to its p-th derivative
+    at 0 and 1), at the coefficients' Greville abscissae: the played motion is slower only
+    near that stretch, and x's derivatives change as little as a ramp of that length allows,
+    so that a law within the smoothness rows stays near them (a step of x there would break
+    them). Played slower, the limits hold as they held the law (all of them but gravity's
+    torque fall with x).
+
+    >>> law = eased(TimeLaw(np.linspace(0, 4, 5), np.full(9, 4.0), 5), 3.0, 4.0, 0.25, 1.0)
+    >>> law.coefficients.round(3).tolist()
+    [4.0, 4.0, 4.0, 4.0, 4.0, 1.035, 1.0, 1.0, 1.0]
+    """
+    p, knots = law.degree, law.knots
+    greville = np.lib.stride_tricks.sliding_window_view(knots[1:], p)[
+        :len(law.coefficients)].mean(axis=1)
+    u = np.clip(np.maximum(a - greville, greville - b) / length, 0.0, 1.0)
+    n = 2 * p + 1
+    smooth = sum(comb(n, j) * u**j * (1 - u) ** (n - j) for j in range(p + 1, n + 1))
+    return replace(law, coefficients=law.coefficients * (f + (1 - f) * smooth))
 
 
 def _ramped_within(law: TimeLaw, rests: tuple[bool, bool], s: np.ndarray, limits,
