@@ -1219,6 +1219,8 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     names = table.names
 
     def ends(arc: Arc) -> tuple[bool, bool]:  # (its rows at each moving end alone)
+        # (over the piece's uniform grid's interval, the one its turns are made denser
+        # from: FORCED was measured on it)
         last, step = len(arc.sigma) - 1, float(arc.sigma[1] - arc.sigma[0])
         first, end = (not arc.rest[k] and forced(arc_rows(model, arc, names, a, a + 1, limits,
                                                            gravity), step)
