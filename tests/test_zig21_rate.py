@@ -102,3 +102,4 @@ def test_the_windows_fallback_plays_the_inputs_samples_where_the_rate_was_raised
     assert opt.used == "uniform" and out.t.size == 16
     assert np.allclose(np.diff(out.t), 0.05, rtol=1e-8, atol=0)
     assert opt.duration == pytest.approx(opt.uniform_duration, rel=1e-9)
+    assert opt.rate_note is None  # (review45: it explained a raised rate the output has not)

@@ -2175,6 +2175,8 @@ class Optimal:
         self.scale, self.slowed = 1.0, None
         if self.duration >= before[0] and not keep:  # (keep: the result before fails validate)
             self._restore(before)
+        else:  # (the input's own samples played slower: no raised rate for the notice to explain)
+            self.raised = None
 
     def _state(self) -> tuple:
         """The result as it stands: (duration, plan, final fit, scale, peak, slowed, and the
