@@ -1074,10 +1074,7 @@ class Optimal:
         speeds = np.sqrt(law.coefficients / v**2 / x0)
         self.peak = float(speeds.max())
         # (each stretch's own, its cap's lowering undone: in times its own uniform speed)
-        knots, p = law.knots, law.degree
-        greville = np.lib.stride_tricks.sliding_window_view(knots[1:], p)[:len(speeds)].mean(
-            axis=1)
-        at = np.searchsorted(self.rests, greville, side="right")
+        at = np.searchsorted(self.rests, law.greville, side="right")
         self.peaks = np.zeros(len(self.rests) + 1)
         np.maximum.at(self.peaks, at, speeds)
         if not self.uniform and len(caps) == len(self.peaks):

@@ -938,6 +938,15 @@ class TimeLaw:
         return BSpline(self.knots, self.coefficients, self.degree, extrapolate=False)
 
     @property
+    def greville(self) -> np.ndarray:
+        """(coefficients,) the coefficients' Greville abscissae, each the mean of the p knots
+        after its first (where a spline's coefficients reproduce a line: x at s, the
+        coefficient at its abscissa, to first order)."""
+        p = self.degree
+        return np.lib.stride_tricks.sliding_window_view(self.knots[1:], p)[
+            :len(self.coefficients)].mean(axis=1)
+
+    @property
     def held(self) -> tuple[bool, bool]:
         """Whether x is 0 at the first and at the last break: the law starts (ends) at rest
         (:func:`ramped`; its first or last coefficient, the spline's value there, is 0)."""
@@ -1276,8 +1285,7 @@ def ramped(law: TimeLaw, lengths: tuple[float | None, float | None]) -> TimeLaw:
     >>> law.held, law.coefficients.round(3).tolist()
     ((True, False), [0.0, 0.937, 1.765, 1.992, 2.0, 2.0, 2.0, 2.0, 2.0])
     """
-    p, knots, b = law.degree, law.knots, law.breaks
-    greville = np.array([knots[j + 1 : j + p + 1].mean() for j in range(len(law.coefficients))])
+    p, b, greville = law.degree, law.breaks, law.greville
     rise = np.ones_like(greville)
     for length, distance in zip(lengths, (greville - b[0], b[-1] - greville), strict=True):
         if length is not None:
@@ -1303,9 +1311,7 @@ def eased(law: TimeLaw, a: float, b: float, f: float, length: float) -> TimeLaw:
     >>> law.coefficients.round(3).tolist()
     [4.0, 4.0, 4.0, 4.0, 4.0, 1.035, 1.0, 1.0, 1.0]
     """
-    p, knots = law.degree, law.knots
-    greville = np.lib.stride_tricks.sliding_window_view(knots[1:], p)[
-        :len(law.coefficients)].mean(axis=1)
+    p, greville = law.degree, law.greville
     u = np.clip(np.maximum(a - greville, greville - b) / length, 0.0, 1.0)
     n = 2 * p + 1
     smooth = sum(comb(n, j) * u**j * (1 - u) ** (n - j) for j in range(p + 1, n + 1))
