@@ -387,7 +387,10 @@ PROGRAM = ("import numpy as np; from hodyn_cli.algorithms.backends import gpu; "
            "print(jax.config.jax_compilation_cache_dir)")
 
 
-@pytest.mark.parametrize("own", [False, True], ids=["hodyn's", "the user's"])
+# the user's folder in a JAX process of its own is slow: a second JAX import and compile
+# (~2.4 s of CPU) for what test_a_folder_jax_was_given_is_kept proves in this process
+@pytest.mark.parametrize("own", [False, pytest.param(True, marks=pytest.mark.slow)],
+                         ids=["hodyn's", "the user's"])
 def test_compiled_programs_are_kept_across_runs(tmp_path, own):
     """Each run compiles its programs once: JAX keeps them under $XDG_CACHE_HOME/hodyn/jax,
     or where the user's JAX_COMPILATION_CACHE_DIR says (then hodyn's folder is not made)."""
@@ -401,3 +404,31 @@ def test_compiled_programs_are_kept_across_runs(tmp_path, own):
     where = tmp_path / ("mine" if own else "cache/hodyn/jax")
     assert out == str(where) and any(where.iterdir())
     assert (tmp_path / "cache").exists() is not own
+
+
+def test_a_folder_jax_was_given_is_kept(tmp_path, monkeypatch):
+    """Where JAX's configuration names a folder for its programs (JAX reads the user's
+    JAX_COMPILATION_CACHE_DIR into it at import), hodyn keeps it and makes no folder of its
+    own; where it names none, hodyn makes $XDG_CACHE_HOME/hodyn/jax and names it: the
+    choice of test_compiled_programs_are_kept_across_runs, without a JAX process (a stand-in
+    for JAX's configuration)."""
+    class Config:
+        def __init__(self, folder: str | None):
+            self.jax_compilation_cache_dir = folder
+
+        def update(self, name: str, value) -> None:
+            setattr(self, name, value)
+
+    class Jax:
+        def __init__(self, folder: str | None):
+            self.config = Config(folder)
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    users = Jax(str(tmp_path / "mine"))
+    gpu._keep_programs(users)
+    assert users.config.jax_compilation_cache_dir == str(tmp_path / "mine")
+    assert not (tmp_path / "cache").exists()
+    none = Jax(None)
+    gpu._keep_programs(none)
+    assert none.config.jax_compilation_cache_dir == str(tmp_path / "cache" / "hodyn" / "jax")
+    assert (tmp_path / "cache" / "hodyn" / "jax").is_dir()

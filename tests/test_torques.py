@@ -185,27 +185,51 @@ def test_the_simulation_needs_t_and_a_short_trajectory_is_one_window():
     assert [c.status for c in group(report, "torques")] == ["pass", "pass"]
 
 
-def test_windows_cross_chunks_and_take_irregular_times():
+def test_windows_cross_chunks_and_take_irregular_times(monkeypatch):
     """The windows run across chunk boundaries (the samples they need held back) and take
-    sample times that are not evenly spaced (each window then on its own ODE): the same
-    checks from one chunk as from chunks of 37 samples, and exact torques pass. (150
-    samples, 4 chunk boundaries: 0.6 s of CPU where 300 took 1.3 s.)"""
+    sample times that are not evenly spaced (each window then on its own ODE): every window
+    gets its ``MARGIN`` samples on either side where the file has them (the rows the
+    simulation is given: a cubic spline reads them where the torques come alone), whether
+    the file comes in one chunk or in chunks of 10 (14 cuts, one inside the first window's
+    right margin), and so the same checks and the same per-window errors; exact torques
+    pass. (150 samples, 2 windows: ~0.8 s of CPU.) Fails where the rows before the next
+    window are not held back (``drop = begin``: the last window starts at its first row,
+    whole or chunked) or a window is cut before its margin arrived (chunks of 10: the first
+    window's right margin cut short); the checks alone compared caught neither (review44)."""
+    from hodyn_cli.algorithms.verification import simulation
+    from hodyn_cli.algorithms.verification.simulate import MARGIN
+
     model = load_model(IIWA)
     t = np.cumsum(np.random.default_rng(0).uniform(0.5, 1.5, 150)) * 2e-3
     motion = cosine(model.joint_names, t, amplitude=0.6, omega=np.linspace(1, 3, 7), orders=5)
     tau = hodyn_cli.inverse_dynamics(model, *(motion.derivatives[:, k] for k in range(5)),
                                      order=2)
     carrying = replace(motion, series={"tau": tau.tau, "taud": tau.taud, "taudd": tau.taudd})
+    windows: list = []  # (the window's first and last sample in the file, its sample times)
+    simulate = simulation.simulate_sampled
 
-    def simulation(chunks) -> list:
+    def recorded(model, batch, **options):
+        for w in batch:
+            at = int(np.searchsorted(t, w.t[w.first]))
+            windows.append((at, at + w.last - w.first, w.t))
+        return simulate(model, batch, **options)
+
+    monkeypatch.setattr(simulation, "simulate_sampled", recorded)
+
+    def simulation_of(chunks) -> tuple:
+        windows.clear()
         report = hodyn_cli.validate_motion(model, chunks=chunks, methods=["body-fixed"],
                                            samples=10, simulate=True, torques=True)
-        return [(c.status, c.max_rel, c.expected, c.worst_sample)
-                for c in group(report, "simulation")]
+        for first, last, times in windows:  # MARGIN samples each side, where the file has them
+            assert np.array_equal(times, t[max(first - MARGIN, 0):last + MARGIN + 1])
+        peaks = report.series["simulation"]
+        return ([(c.status, c.max_rel, c.expected, c.worst_sample)
+                 for c in group(report, "simulation")], [w[:2] for w in windows],
+                peaks["q"].tobytes(), peaks["qd"].tobytes())
 
-    whole = simulation([carrying])
-    assert [c[0] for c in whole] == ["pass", "pass"]
-    assert simulation(split(carrying, 37)) == whole
+    whole = simulation_of([carrying])
+    assert [c[0] for c in whole[0]] == ["pass", "pass"] and len(whole[1]) == 2
+    assert simulation_of(split(carrying, 10)) == whole
 
 
 def test_the_api_refuses_what_does_not_fit(iiwa):
