@@ -1304,8 +1304,12 @@ def eased(law: TimeLaw, a: float, b: float, f: float, length: float) -> TimeLaw:
     at 0 and 1), at the coefficients' Greville abscissae: the played motion is slower only
     near that stretch, and x's derivatives change as little as a ramp of that length allows,
     so that a law within the smoothness rows stays near them (a step of x there would break
-    them). Played slower, the limits hold as they held the law (all of them but gravity's
-    torque fall with x).
+    them). On the stretch and beyond the ramp the limits hold as they held the law (x and
+    its derivatives scaled alike: all of them but gravity's torque fall with x); within the
+    ramp x' gains ``(1 - f) S'(u) x / length``, whose torque (``q' x' / 2``) may take a limit
+    beyond: :func:`solve` then steps back within first (its ``beyond`` steps). Measured
+    (review45): the 2R's two legs at 0.889 of their limits there, the xArm7's corner at
+    1 + 8e-9.
 
     >>> law = eased(TimeLaw(np.linspace(0, 4, 5), np.full(9, 4.0), 5), 3.0, 4.0, 0.25, 1.0)
     >>> law.coefficients.round(3).tolist()
