@@ -885,10 +885,13 @@ def output_rate(samples: int, span: float, seconds: float, law: float,
     (10000.0, 20000.0)
     >>> output_rate(84, 4.15, 2.1448, 0.313321)  # (uniform 43 of the input's steps, law 6.3)
     500.0
+    >>> output_rate(16, 1.5, 1.5, 1.4999999999999994)  # (15 steps, rounded: its rate kept)
+    10.0
     """
     mean = (samples - 1) / span
     counted = law if counted is None else counted
-    if seconds * FASTER >= span and counted * mean >= SHORT_STEPS:
+    # (a law of SHORT_STEPS steps whose product rounds below, 14.999999999999994: kept)
+    if seconds * FASTER >= span and counted * mean >= SHORT_STEPS * (1 - 1e-9):
         return mean
     least = max(samples - 1, LEAST_STEPS) / law
     decade = 10.0 ** np.floor(np.log10(least))
