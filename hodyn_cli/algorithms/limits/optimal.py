@@ -935,7 +935,8 @@ class Optimal:
         self.chosen: float | None = None
         #: where that is not the input's mean rate (:func:`output_rate`): (that mean rate,
         #: the uniform scaling's k, the duration whose steps were counted and what lasts it);
-        #: None: it is, or ``rate`` was given
+        #: None: it is, ``rate`` was given, or the output is the input's own samples played
+        #: slower (:meth:`_at_input_samples`: the last result, no plan after it)
         self.raised: tuple[float, float, float, str] | None = None
         self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
@@ -1127,7 +1128,8 @@ class Optimal:
         mean = (samples - 1) / span
         if self.chosen is None:
             seconds = uniform.k * span
-            # (the law's steps counted, but with limits of higher orders: SHORT_STEPS)
+            # (the law's steps counted; the uniform scaling's before any law is known, and
+            # with limits of higher orders: SHORT_STEPS)
             law, uniformly = (seconds, True) if law is None else (law, rates.higher(self.limits))
             counted = seconds if uniformly else law
             self.chosen = output_rate(samples, span, seconds, law, counted)
