@@ -530,7 +530,8 @@ def test_the_gpu_backend_hands_the_rest_to_its_cpu_backend_with_the_cpus_data():
     model = load_model(URDF / "planar_2r.urdf")
     data = GpuData(model, cpu=backends.load("numpy").data(model), device="cpu")
     without_model = {"root_jet": 4, "spd_solve": 2, "contact_share": 9,   # their arguments
-                     "reach_backward": 8, "reach_forward": 9, "banded_solve": 3,
+                     "reach_controllable": 8, "reach_forward": 9, "reach_bounds": 8,
+                     "banded_solve": 3,
                      "bspline": 5}
     for operation in sorted(set(backends.OPERATIONS) - GpuBackend.runs):
         chunk = tuple(range(without_model.get(operation, 1)))

@@ -87,7 +87,8 @@ OPERATIONS = ("inverse_dynamics", "inverse_dynamics_probes", "joint_wrenches", "
               "spatial_kinematics", "root_jet",
               "eom_matrices", "regressor", "sensitivities", "partials", "spd_solve", "elastic",
               "contact_frames", "contact_share", "ik_newton", "ik_rates", "ik_integrate",
-              "reach_backward", "reach_forward", "banded_solve", "bspline")
+              "reach_controllable", "reach_forward", "reach_bounds", "banded_solve",
+              "bspline")
 
 
 class Backend(Protocol):
@@ -130,9 +131,6 @@ class Backend(Protocol):
                  wrenches: dict[int, np.ndarray], *, partials: bool = True,
                  mass: bool = False) -> tuple[np.ndarray, ...]: ...
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray: ...
-    def reach_backward(self, p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray,
-                       upper: np.ndarray, lower: np.ndarray, lo_s: np.ndarray,
-                       hi_s: np.ndarray, K: np.ndarray) -> None: ...
     def reach_controllable(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
                            delta: np.ndarray, tiny: float, lo_s: np.ndarray,
                            hi_s: np.ndarray, K: np.ndarray) -> None: ...

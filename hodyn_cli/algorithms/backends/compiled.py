@@ -426,11 +426,6 @@ class CompiledBackend(NumpyBackend):
         _check(status)
         return X
 
-    def reach_backward(self, p, w_hi, w_lo, upper, lower, lo_s, hi_s, K):
-        M, m = p.shape[0] + 1, p.shape[1]
-        _check(self.lib.hodyn_reach_backward(M, m, *_contiguous(p, w_hi, w_lo), *_bytes(
-            upper, lower), *_contiguous(lo_s, hi_s), K))
-
     def reach_controllable(self, alpha, beta, gamma, delta, tiny, lo_s, hi_s, K):
         _check(self.lib.hodyn_reach_controllable(len(K), alpha.shape[1], *_contiguous(
             alpha, beta, gamma, delta), float(tiny), *_contiguous(lo_s, hi_s), K))

@@ -259,9 +259,6 @@ class GpuBackend:
     def spd_solve(self, M: np.ndarray, B: np.ndarray) -> np.ndarray:
         return self.cpu.spd_solve(M, B)
 
-    def reach_backward(self, *args: Any) -> None:
-        return self.cpu.reach_backward(*args)
-
     def reach_controllable(self, *args: Any) -> None:
         return self.cpu.reach_controllable(*args)
 

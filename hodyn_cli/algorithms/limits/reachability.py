@@ -30,7 +30,7 @@ signs of their u coefficient gives one bound on x), the pairs among the limits' 
 for the whole grid (batched), those with the two rows of ``K_{i+1}`` per step (affine in its
 ends). The forward pass takes at each point the largest u that stays controllable. The
 duration of the law (x linear on each interval): ``sum 2 Delta_i / (sqrt x_i + sqrt
-x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_backward`` and
+x_{i+1})``. Both passes are sequential: the backend's compiled ``reach_controllable`` and
 ``reach_forward`` (numpy's reference: a Python loop), piece by piece of the grid
 (:func:`along`: memory a piece's rows, whatever the length). With velocity and torque limits
 alone, each interval's u keeps the rows of both its ends (:func:`interpolated`: toppra's

@@ -20,7 +20,7 @@
 
 /* Bumped whenever an entry point's arguments or meaning change: backends/compiled.py refuses
  * a library built from other sources (a stale build) and falls back to numpy. */
-#define HODYN_KERNEL_ABI 27
+#define HODYN_KERNEL_ABI 28
 
 /* status codes of every entry point (backends/compiled.py turns them into exceptions) */
 enum { HK_OK = 0, HK_NOMEM = 1, HK_ORDER = 2, HK_MODEL = 3, HK_SIZE = 4, HK_SINGULAR = 5 };
@@ -95,9 +95,6 @@ int hodyn_spd_solve(int64_t N, int n, const double *M, int k, const double *B, d
 
 /* the sequential passes of reachability along a path, B-splines' banded solve and values
  * (reach.c) */
-int hodyn_reach_backward(int64_t M, int m, const double *p, const double *w_hi,
-                         const double *w_lo, const uint8_t *upper, const uint8_t *lower,
-                         const double *lo_s, const double *hi_s, double *K);
 int hodyn_reach_controllable(int64_t M, int m, const double *alpha, const double *beta,
                              const double *gamma, const double *delta, double tiny,
                              const double *lo_s, const double *hi_s, double *K);

@@ -12,42 +12,16 @@
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* The backward pass. K[M][2] (lower, upper x; K[M-1] given, the rest written); per step
- * i < M-1, row j < m: the bound p + w_hi hi + w_lo lo on x at i from K[i+1] = (lo, hi)
- * (a term whose weight is 0 left out: hi may be infinite), an upper bound where upper[i][j],
- * a lower one where lower[i][j]; K[i] = (max(lo_s[i], lower bounds), min(hi_s[i], upper
- * bounds)). Where K[i+1] is empty (not lo <= hi) it stops: K[..i] are left as they are. */
-int hodyn_reach_backward(int64_t M, int m, const double *p, const double *w_hi,
-                         const double *w_lo, const uint8_t *upper, const uint8_t *lower,
-                         const double *lo_s, const double *hi_s, double *K) {
-    if (M < 1 || m < 0) return HK_SIZE;
-    for (int64_t i = M - 2; i >= 0; i--) {
-        const double lo = K[2 * (i + 1)], hi = K[2 * (i + 1) + 1];
-        if (!(lo <= hi)) break;
-        double top = INFINITY, bottom = -INFINITY;
-        const size_t row = (size_t)i * m;
-        for (int j = 0; j < m; j++) {
-            if (!upper[row + j] && !lower[row + j]) continue;
-            double b = p[row + j];
-            if (w_hi[row + j] != 0) b = b + w_hi[row + j] * hi;
-            if (w_lo[row + j] != 0) b = b + w_lo[row + j] * lo;
-            if (upper[row + j] && b < top) top = b;
-            if (lower[row + j] && b > bottom) bottom = b;
-        }
-        K[2 * i] = lo_s[i] > bottom ? lo_s[i] : bottom;
-        K[2 * i + 1] = top < hi_s[i] ? top : hi_s[i];
-    }
-    return HK_OK;
-}
-
-/* The backward pass from the rows themselves (alpha u + beta x <= gamma, M x m; delta[M-1]
- * the grid's steps): per step i < M-1 and row j with |alpha| > tiny, e = 2 delta_i beta - alpha,
+/* The backward pass from the rows (alpha u + beta x <= gamma, M x m; delta[M-1] the grid's
+ * steps; K[M][2] (lower, upper x), K[M-1] given, the rest written): per step i < M-1 and row j
+ * with |alpha| > tiny, e = 2 delta_i beta - alpha,
  * the bound (2 delta_i gamma + w_hi hi + w_lo lo) / e on x at i from K[i+1] = (lo, hi) (w_hi =
  * -alpha where alpha < -tiny, w_lo = -alpha where alpha > tiny; each weight divided by e and
  * left out where that quotient is 0), an upper bound where e > 0, a lower one where e < 0,
- * none where e = 0 or NaN; K[i] within (lo_s[i], hi_s[i]) as hodyn_reach_backward makes it.
- * The same operations in the same order as reachability.controllable's arrays and
- * hodyn_reach_backward (the numpy reference: backends/numpy/reach.py's controllable), each
+ * none where e = 0 or NaN (a NaN bound left out: each comparison false for it); K[i] =
+ * (max(lo_s[i], lower bounds), min(hi_s[i], upper bounds)); where K[i+1] is empty (not lo <=
+ * hi) it stops, K[..i] left as they are. The same operations in the same order as the numpy
+ * reference's arrays (backends/numpy/reach.py's controllable and backward), each
  * row's terms made as the step reads them: those arrays, six of (M, m) a piece, were
  * ~1 s of CPU on the Panda's 10^5-sample Fourier path. */
 int hodyn_reach_controllable(int64_t M, int m, const double *alpha, const double *beta,

@@ -171,12 +171,6 @@ class NumpyBackend:
         return np.linalg.solve(M, B)
 
     # -- sequential passes (limits/reachability.py, limits/bsplines.py) --------------------
-    def reach_backward(self, p: np.ndarray, w_hi: np.ndarray, w_lo: np.ndarray,
-                       upper: np.ndarray, lower: np.ndarray, lo_s: np.ndarray,
-                       hi_s: np.ndarray, K: np.ndarray) -> None:
-        """Reachability's backward pass in place: :func:`.reach.backward`."""
-        reach.backward(p, w_hi, w_lo, upper, lower, lo_s, hi_s, K)
-
     def reach_controllable(self, alpha: np.ndarray, beta: np.ndarray, gamma: np.ndarray,
                            delta: np.ndarray, tiny: float, lo_s: np.ndarray,
                            hi_s: np.ndarray, K: np.ndarray) -> None:
