@@ -203,6 +203,24 @@ END_FINER = 8
 #: Borinot's 0.2 % kept, those 1e-4 left (the Go2's leg's 10 s cosine, forced: 4e-5
 #: shorter). Not on a grid asked for (--arc-grid: uniform)
 FORCED = 0.05
+#: where the law smoothed over the chosen kernel (:func:`smoothed`) leaves one of the passes'
+#: rows by more than 1 - ROWS_KEPT of x at a grid point (:func:`_needs`), its rows'
+#: coefficients change too fast along the path over the kernel for the average of (u, x)
+#: to stay within them, and the grid is made DENSER times as dense over DENSER_REACHES of
+#: the kernel's reaches about that point (:func:`denser`; the grid made, calmed, cut there
+#: and calmed again: cut before it was calmed, its steps jumped more, and the Borinot's
+#: below was 5.2639 and 5.2645 s): the kernel's widths read the grid's longest step
+#: (:func:`_step`), so there it spans DENSER times less arc length, and the excess of its
+#: average falls with the square of that. The Borinot's flying arm along a 9-harmonic
+#: Fourier path (a torque row that nearly cancels, ``b x`` ~8 times ``gamma``): its law
+#: smoothed left its rows by up to 8 % at ~25 places of the fast stretches (and 30 % at its
+#: forced ends), the law kept within them (:func:`within`) played 0.45 % slower than the
+#: passes, its output 5.2770 and 5.2706 s at 100 and 20 Hz (+0.83 and +0.71 % over the
+#: optimum, ~5.2336 s); on the denser grid 5.2496 and 5.2471 s (+0.31 and +0.26 %; over
+#: one reach 5.2519 and 5.2517 s, DENSER 8 no shorter: docs/feasibility.md, rows22)
+ROWS_KEPT = 0.99
+DENSER = 4
+DENSER_REACHES = 2
 #: the grid of each piece: at least this many intervals
 LEAST = 16
 #: and at least this many where the grid has them (a piece's share of it in proportion to
@@ -609,7 +627,8 @@ def _least_speed(path: Source, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None,
          table: Table | None = None, turning: bool = False,
          finer: Callable[[Arc], tuple[bool, bool]] | None = None,
-         coarse: list[Grid] | None = None) -> list[Arc]:
+         coarse: list[Grid] | None = None,
+         dense: list[np.ndarray | None] | None = None) -> list[Arc]:
     """The path (times: its parameter s; q, q' at least; whole or its chunks, :data:`Source`)
     cut at its corners, each piece on a
     grid uniform in arc length, ``points`` intervals in all (in proportion to length, at
@@ -627,7 +646,10 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     chunk, the table and the shape's points), twice more at most (the directions about its
     rests, and the shape's points). ``finer``: which of a piece's ends (first, last) its grid
     is finer at (:data:`END`; read from the piece on its uniform grid: its ends' alone);
-    ``coarse``: where given, each piece's grid without those finer ends appended to it."""
+    ``coarse``: where given, each piece's grid without those finer ends appended to it.
+    ``dense``: where given, each piece's spans of arc length (:func:`denser`; None: none)
+    where its grid is :data:`DENSER` times as dense (:func:`_spans_finer`), the finer ends'
+    cuts too."""
     path = source(path)
     table = table or lengths(path)
     length = float(table.points[-1][SIGMA])
@@ -668,8 +690,11 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     refined = [(False, False) if finer is None or all(arc.rest) else finer(arc)
                for arc in pieces]
     grids: list[tuple[Grid | None, Grid | None]] = [(None, None)] * len(pieces)
-    if turning or any(any(end) for end in refined):  # (else the uniform grids, to the bit)
-        grids = _grids(table, cuts, points, [arc.sigma for arc in pieces], refined, turning)
+    denser_at = dense or [None] * len(pieces)
+    if turning or any(any(end) for end in refined) or any(d is not None for d in denser_at):
+        # (else the uniform grids, to the bit)
+        grids = _grids(table, cuts, points, [arc.sigma for arc in pieces], refined, turning,
+                       denser_at)
     if coarse is not None:
         coarse.extend(arc.sigma if plain is None else plain
                       for arc, (_, plain) in zip(pieces, grids, strict=True))
@@ -678,7 +703,7 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
 
 
 def _grids(table: Table, cuts: list[float], points: int, uniform: list[Grid],
-           ends: list[tuple[bool, bool]], turning: bool
+           ends: list[tuple[bool, bool]], turning: bool, dense: list[np.ndarray | None]
            ) -> list[tuple[Grid | None, Grid | None]]:
     """Each piece's grid (from 0 at its first cut) where the path turns sharply along it
     (``turning``) or its ``ends`` (first, last) are finer, and that grid without its finer
@@ -688,23 +713,29 @@ def _grids(table: Table, cuts: list[float], points: int, uniform: list[Grid],
     :func:`_targets`' measure with :data:`GRID_TURNS`), else (or where that is coarser) its
     ``uniform`` grid; its END intervals next to each end in ``ends`` cut finer
     (:func:`_ends_finer`) before its points are averaged (:func:`_calmed`, once: uniform
-    points are their own average, to rounding); None where neither (the uniform grid, to
-    the bit). Made a block at a time, and a long path's on disk (:func:`_ended`): in memory,
-    a block's points and every :data:`~hodyn_cli.algorithms.limits.stored.TAKEN`-th point."""
+    points are their own average, to rounding), then its intervals within its ``dense``
+    spans (:func:`_spans_finer`: :data:`ROWS_KEPT`) and averaged again; None where none
+    of these (the uniform grid, to the bit). Made a block at a time, and a long path's on
+    disk (:func:`_ended`): in memory, a block's points and every
+    :data:`~hodyn_cli.algorithms.limits.stored.TAKEN`-th point."""
     turned: list[bool] = []
     spans, target = _targets(table, cuts, points, GRID_TURNS, turned)
     grids: list[tuple[Grid | None, Grid | None]] = []
     first = 0
-    for (lo, hi, count), turns, even, finer in zip(spans, turned, uniform, ends, strict=True):
-        grid = plain = None
+    for (lo, hi, count), turns, even, finer, within in zip(spans, turned, uniform, ends, dense,
+                                                          strict=True):
+        grid = plain = made = None
         if turns and turning and count >= len(even):
             made = _kept(count, ((a, target[first + a : first + min(a + BLOCK, count)] - lo)
                                  for a in range(0, count, BLOCK)))
             grid = plain = _calmed(made, hi - lo)
-            if any(finer):
-                grid = _calmed(_ends_finer(made, finer), hi - lo)
-        elif any(finer):
-            grid = _calmed(_ends_finer(even, finer), hi - lo)
+        if any(finer) or within is not None:
+            points_of: Column | Grid = even if made is None else made
+            made = _ends_finer(points_of, finer) if any(finer) else _kept(len(points_of), (
+                (a, points_of[a : a + BLOCK]) for a in range(0, len(points_of), BLOCK)))
+            grid = _calmed(made, hi - lo)
+            if within is not None:
+                grid = _calmed(_spans_finer(grid, within), hi - lo)
         grids.append((grid, plain))
         first += count
     return grids
@@ -751,6 +782,40 @@ def _ends_finer(points: Column | Grid, ends: tuple[bool, bool]) -> Column:
     count = M + (END_FINER - 1) * n * sum(ends)
     made = _stored(count, blocks())
     return made[:] if count <= BLOCK else made  # (one block: :func:`_kept`'s)
+
+
+def _spans_finer(points: Column | Grid, spans: np.ndarray) -> Column:
+    """``points`` with each interval whose middle lies within one of ``spans`` ((k, 2),
+    sorted, apart: :func:`denser`) cut into :data:`DENSER`, a block at a time (memory: a
+    block's)."""
+    M = len(points)
+    fractions = np.arange(DENSER) / DENSER
+
+    def inside(at: np.ndarray) -> np.ndarray:  # (each interval of at's: whether it is cut)
+        middle = (at[:-1] + at[1:]) / 2
+        k = np.searchsorted(spans[:, 0], middle, side="right") - 1
+        return (k >= 0) & (middle <= spans[np.maximum(k, 0), 1])
+
+    def read(a: int) -> np.ndarray:  # (points a .. a + BLOCK, the next block's first too)
+        return np.asarray(points[a : min(a + BLOCK + 1, M)], dtype=float)
+
+    cut = sum(int(inside(read(a)).sum()) for a in range(0, M - 1, BLOCK))
+
+    def blocks() -> Iterator[tuple[int, np.ndarray]]:
+        at = 0
+        for a in range(0, M - 1, BLOCK):
+            block = read(a)
+            steps, where = np.diff(block), inside(block)
+            # (an interval not cut: its first point alone)
+            made = (block[:-1, None] + steps[:, None] * fractions)[where[:, None] | (
+                fractions == 0)]
+            yield at, made
+            at += len(made)
+        yield at, np.asarray(points[M - 1 : M], dtype=float)
+
+    count = M + (DENSER - 1) * cut
+    made = _stored(count, blocks())
+    return made[:] if count <= BLOCK else made
 
 
 def _ended(points: Column, end: float) -> np.ndarray | StoredGrid:
@@ -1192,8 +1257,8 @@ def greedy(r: Rows, delta: np.ndarray, K: np.ndarray, start: float, sigma: np.nd
 def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, *,
           shape_points: int | None = None, gravity=GRAVITY, table: Table | None = None,
           progress: Callable[[int, int], None] | None = None, interpolate: bool = False,
-          kept: list[ArcRows] | None = None, turning: bool = False
-          ) -> list[tuple[Arc, Law]] | None:
+          kept: list[ArcRows] | None = None, turning: bool = False,
+          dense: list[np.ndarray | None] | None = None) -> list[tuple[Arc, Law]] | None:
     """The fastest law along ``path`` (times: its parameter; q .. q'' at least; whole or its
     chunks, :func:`arcs`) in its arc
     length, on ``points`` grid intervals in all: per :class:`Arc`, its law (from and to rest
@@ -1212,7 +1277,8 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
     path's CPU in them: benchmarks/README.md, long7). ``turning``: :func:`arcs`', and each arc's
     grid finer at a moving end whose rows force the law's u there (:func:`forced`,
     :data:`END`), and the passes run once, on that grid; where they find no law there, on
-    the grid without the finer ends."""
+    the grid without the finer ends. ``dense``: each arc's spans where its grid is denser
+    (:func:`arcs`, :func:`denser`; without them where the passes find no law there)."""
     out = []
     path = source(path)
     table = table or lengths(path)
@@ -1229,7 +1295,8 @@ def solve(model: Model, path: Trajectory | Source, limits: Limits, points: int, 
 
     coarse: list[Grid] = []
     # (a grid asked for, not ``turning``, stays uniform: --arc-grid)
-    pieces = arcs(path, points, shape_points, table, turning, ends if turning else None, coarse)
+    pieces = arcs(path, points, shape_points, table, turning, ends if turning else None, coarse,
+                  dense)
     total, done = 2 * sum(len(arc.sigma) for arc in pieces), 0
 
     def advance(points: int) -> None:
@@ -1946,6 +2013,39 @@ def _needs(sigma: Grid, x: Column, rows_at: ArcRows) -> tuple[Stored, float]:
         needs.write(a, share)
         least_need = min(least_need, float(share.min(initial=1.0)))
     return needs, least_need
+
+
+def denser(arc: Arc, law: Law, rows_at: ArcRows, reach: float) -> np.ndarray | None:
+    """The spans of arc length ((k, 2), sorted, apart; from the arc's start) where the
+    arc's grid is to be :data:`DENSER` times as dense: :data:`DENSER_REACHES` of the
+    kernel's reaches (PASSES half-widths, :func:`widths`) about each grid point where
+    ``law`` smoothed over ``reach`` seconds (:func:`smoothed`, as :func:`within` plays it)
+    leaves a row of ``rows_at`` by more than 1 - :data:`ROWS_KEPT` (:func:`_needs`); None
+    where it leaves none so (or is too short to smooth). Why: :data:`ROWS_KEPT`."""
+    if len(law.x) < PASSES + 3:
+        return None
+    smooth, half = _played_x(law, reach)
+    needs, least_need = _needs(arc.sigma, smooth, rows_at)
+    if least_need >= ROWS_KEPT:
+        return None
+    M, found = len(law.x), []
+    for a, block in _blocks(needs):
+        i = np.flatnonzero(block < ROWS_KEPT)
+        if not i.size:
+            continue
+        reach_points = DENSER_REACHES * PASSES * np.ceil(np.asarray(half[a : a + len(block)])[i]).astype(int)
+        i = i + a
+        lo, hi = np.maximum(i - reach_points, 0), np.minimum(i + reach_points, M - 1)
+        first, last = int(lo.min()), int(hi.max())
+        sigma = np.asarray(arc.sigma[first : last + 1], dtype=float)
+        found.append(np.stack([sigma[lo - first], sigma[hi - first]], axis=1))
+    spans = np.concatenate(found)
+    spans = spans[np.argsort(spans[:, 0], kind="stable")]
+    # (merged where they overlap: each span's end the greatest of those before it)
+    ends = np.maximum.accumulate(spans[:, 1])
+    starts = np.concatenate([[True], spans[1:, 0] > ends[:-1]])
+    closing = np.concatenate([np.flatnonzero(starts)[1:] - 1, [len(spans) - 1]])
+    return np.stack([spans[starts, 0], ends[closing]], axis=1)
 
 
 def _ceiling(x: Column, needs: Column, half: Column) -> Column:

@@ -1,0 +1,89 @@
+"""Reachability's grid denser where the law smoothed leaves the passes' rows (issue 37, goal 1:
+the Borinot's flying arm along a 9-harmonic Fourier path, a torque row that nearly cancels,
+whose smoothed law left its rows by up to 8 % on its fast stretches; reachability.ROWS_KEPT),
+and the forced ends' finer grid (ends21) guarded by a default test."""
+
+import numpy as np
+import pytest
+from test_base_parameters import public_robot
+
+import hodyn_cli
+from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.planning.generate import generate
+from hodyn_cli.core.trajectory import Trajectory
+
+
+@pytest.fixture(scope="module")
+def borinot():
+    """The Borinot's flying arm (2.5 N m, 10^4 rad/s) and sweep17's 9-harmonic Fourier path at
+    20 Hz (test_borinot19's)."""
+    robot = public_robot("borinot_description/urdf/borinot_flying_arm_2.urdf")
+    model = hodyn_cli.load_robot(robot)
+    return model, generate(model, "fourier", rate=20.0, duration=20.0, harmonics=9,
+                           base_frequency=0.25, seed=7, source=str(robot))
+
+
+def _part(traj: Trajectory, a: int, b: int) -> Trajectory:
+    return Trajectory(traj.joint_names, np.ascontiguousarray(traj.derivatives[a:b]), traj.t[a:b])
+
+
+def test_the_intervals_within_the_spans_are_cut_denser():
+    """Ten intervals of 0.1, the span [0.25, 0.45]: the three whose middles lie in it (0.25,
+    0.35, 0.45) cut into DENSER, the others kept, the ends exactly."""
+    points = np.linspace(0.0, 1.0, 11)
+    made = np.asarray(reachability._spans_finer(points, np.array([[0.25, 0.45]]))[:])
+    d = reachability.DENSER
+    assert len(made) == 11 + 3 * (d - 1)
+    cut = np.linspace(0.2, 0.5, 3 * d + 1)
+    assert np.allclose(made, np.concatenate([points[:2], cut, points[6:]]), atol=1e-15)
+    assert made[0] == 0.0 and made[-1] == 1.0
+
+
+def test_the_denser_spans_merge_and_lie_about_the_points_that_leave_the_rows():
+    """Where the smoothed law leaves a row (``needs`` below ROWS_KEPT), the spans reach
+    DENSER_REACHES kernel reaches either side, merged where they overlap; None where it
+    leaves none."""
+    sigma = np.linspace(0.0, 10.0, 1001)
+    arc = reachability.Arc(sigma, np.zeros(1), np.zeros((1, 1)), (False, False),
+                           np.full(1, np.nan))
+    law = reachability.Law(sigma, np.full(1001, 4.0), np.zeros(1000))
+    x_free = reachability.Rows(np.ones((1001, 1)), np.zeros((1001, 1)),
+                               np.ones((1001, 1)), np.full(1001, np.inf))
+
+    def rows_at(top: np.ndarray) -> reachability.ArcRows:
+        return reachability.ArcRows(1001, lambda a, b: reachability.Rows(
+            x_free.alpha[a:b], x_free.beta[a:b], x_free.gamma[a:b], top[a:b]))
+
+    assert reachability.denser(arc, law, rows_at(np.full(1001, 5.0)), 0.01) is None
+    top = np.full(1001, 5.0)
+    top[[300, 310, 700]] = 3.0  # (x = 4 beyond it there: a need of 0.75)
+    spans = reachability.denser(arc, law, rows_at(top), 0.01)
+    half = reachability.widths(law, 0.01)
+    reach = (reachability.DENSER_REACHES * reachability.PASSES * np.ceil(half[300])) * 0.01
+    assert spans == pytest.approx(np.array([[3.0 - reach, 3.1 + reach],
+                                            [7.0 - reach, 7.0 + reach]]))
+
+
+def test_a_stretch_of_the_borinots_path_is_retimed_on_a_grid_denser_where_its_rows_change_fast(
+        borinot, monkeypatch):
+    """Samples 70-99 of the Borinot's 20 Hz path (1.5 s; ~1.2 s of CPU): its law smoothed
+    leaves its rows, and the passes again on the grid denser there play it in 0.27322 s;
+    without (before rows22), 0.31097 s."""
+    model, traj = borinot
+    made = []
+    denser = reachability.denser
+    monkeypatch.setattr(reachability, "denser", lambda *a: made.append(denser(*a)) or made[-1])
+    _, opt = hodyn_cli.retime_optimal(model, _part(traj, 70, 100))
+    assert made and made[0] is not None
+    assert opt.duration < 0.28, opt.duration
+
+
+def test_the_borinots_forced_start_is_retimed_on_its_finer_grid(borinot):
+    """The first 41 samples of the Borinot's 20 Hz path (2 s, starting and ending moving where
+    its rows force the law's u: reachability.forced; ~1.5 s of CPU): 0.47055 s with the
+    grid finer at its forced ends, 0.48354 s without (``_ends_finer`` leaving the points as
+    they are; before rows22's denser grid, 0.49631 s). A default guard of ends21's gain,
+    which test_borinot19's slow pin alone held."""
+    model, traj = borinot
+    _, opt = hodyn_cli.retime_optimal(model, _part(traj, 0, 41))
+    assert opt.duration < 0.472, opt.duration
