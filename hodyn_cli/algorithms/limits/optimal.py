@@ -1218,8 +1218,10 @@ class Optimal:
         the smoothings on them; that law kept where it is shorter, else the one before (its
         rows were made already, by :func:`~reachability.within`: the check reads them back).
         The Borinot's flying arm along a 9-harmonic Fourier path at 100 and 20 Hz: 5.2770
-        and 5.2706 s (+0.83 and +0.71 % over the optimum, ~5.2336 s), 5.2498 and 5.2485 s
-        (docs/feasibility.md, rows22)."""
+        and 5.2706 s (+0.83 and +0.71 % over the optimum, ~5.2336 s), 5.2496 and 5.2471 s,
+        for twice the CPU (~2.5 -> 5-6 s); where the law on the denser grid is no shorter
+        (the simple humanoid's arm's Fourier path), its CPU is spent for nothing (4.1 ->
+        7.6 s; docs/feasibility.md, rows22)."""
         assert self.smoothed is not None
         dense = [reachability.denser(arc, law, rows, self.smoothed.reach)
                  for (arc, law), rows in zip(arcs.found, arcs.rows, strict=True)]
