@@ -8,13 +8,25 @@ from test_rates import _iiwa_law
 
 from hodyn_cli.algorithms.limits import rates
 
+#: rates._made as imported (rates._usage's and rates._shares'), not a test's counting one
+_MADE = rates._made
 
-def _whole(kept: rates._Kept, X: np.ndarray, usage=rates._usage) -> rates.Usage:
+
+def _whole(kept: rates._Kept, X: np.ndarray, static: bool = True) -> rates.Usage:
     """The usage of X made chunk by chunk, every point (as before rates._Kept.usage;
-    ``usage``: rates._usage as imported, not a test's counting one)."""
-    parts = [usage(kept.limits(a, b), X[a:b]) for a, b in kept._chunks]
-    return rates.Usage(*(np.concatenate([getattr(p, f) for p in parts])
+    ``static``: rates._usage's, else rates._shares')."""
+    parts = [_MADE(kept.limits(a, b), X[a:b], static) for a, b in kept._chunks]
+    return rates.Usage(*(None if parts[0].__getattribute__(f) is None else
+                         np.concatenate([getattr(p, f) for p in parts])
                          for f in rates._USAGE_FIELDS))
+
+
+def _same(a: rates.Usage, b: rates.Usage) -> None:
+    """Every field of a and b equal to the bit (NaN where NaN; None where None)."""
+    for f in rates._USAGE_FIELDS:
+        x, y = getattr(a, f), getattr(b, f)
+        assert (x is None) == (y is None), f
+        assert x is None or np.array_equal(x, y, equal_nan=True), f
 
 
 def test_a_pass_remakes_the_changed_points_alone_the_same_numbers(monkeypatch):
@@ -24,30 +36,29 @@ def test_a_pass_remakes_the_changed_points_alone_the_same_numbers(monkeypatch):
     gives."""
     arc, law, at, rows, reach = _iiwa_law()
     M = len(law.x)
-    made: list[int] = []  # (per pass, the points _usage was made on)
-    usage, incremental = rates._usage, rates._Kept.usage
+    made: list[int] = []  # (per pass, the points _usage or _shares was made on)
+    incremental = rates._Kept.usage
 
-    def counted(found, X):
+    def counted(found, X, static_parts):
         made[-1] += len(X)
-        return usage(found, X)
+        return _MADE(found, X, static_parts)
 
-    def checked(self, X):
+    def checked(self, X, static=True):
         made.append(0)
-        out = incremental(self, X)
-        whole = _whole(self, X)
-        for f in rates._USAGE_FIELDS:
-            assert np.array_equal(getattr(out, f), getattr(whole, f), equal_nan=True), f
+        out = incremental(self, X, static)
+        _same(out, _whole(self, X, static))
         return out
 
     monkeypatch.setattr(rates, "PART", 16)
-    monkeypatch.setattr(rates, "_usage", counted)
+    monkeypatch.setattr(rates, "_made", counted)
     monkeypatch.setattr(rates._Kept, "usage", checked)
     kept = rates.kept(arc, law, at, rows, reach)
     assert kept is not None and kept.law.played is not None
     assert len(made) >= 3 and made[0] == M, made
     assert min(made) < M, made  # (a pass that read the last one's shares back)
 
-    monkeypatch.setattr(rates._Kept, "usage", lambda self, X: _whole(self, X))
+    # (every pass made whole, with its static parts)
+    monkeypatch.setattr(rates._Kept, "usage", lambda self, X, static=True: _whole(self, X))
     whole = rates.kept(arc, law, at, rows, reach)
     assert whole is not None and whole.law.played is not None
     assert np.array_equal(kept.law.played, whole.law.played)
@@ -66,8 +77,8 @@ def test_a_pass_after_a_change_at_one_place_remakes_its_parts_alone(monkeypatch)
     Y = X.copy()
     Y[700:710] *= 1.01
     seen: list[int] = []
-    usage = rates._usage
-    monkeypatch.setattr(rates, "_usage", lambda found, X: seen.append(len(X)) or usage(found, X))
+    monkeypatch.setattr(rates, "_made", lambda found, X, static_parts: seen.append(len(X))
+                        or _MADE(found, X, static_parts))
     out = kept.usage(Y)
     assert seen == [rates.PART] == [256]
     again = kept.usage(Y)

@@ -211,7 +211,9 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
                      float)
     b[:, n - D + 1:] = (signs @ bwd.reshape(len(b), D, -1)).reshape(bwd.shape)
     if at is not None:  # (from here per point: the control points gathered as each is used)
-        left, h, hk = left[at], h[at], hk[at]
+        # (np.take: the same rows as indexing by ``at``, in 1.25 ms against 2.58 for 2.9 x
+        # 10^4 points of the Panda's (5, 7) rows, 3.8 against 4.3 ms for its control points)
+        left, h, hk = (np.take(a, at, axis=0) for a in (left, h, hk))
     columns = list(range(D)) if wanted is None else list(wanted)  # (out's, in order)
     out = np.zeros((left.shape[0], len(columns)) + left.shape[2:])
     # the Taylor part has degree D - 1 (only the orders asked for, each alone; the powers
@@ -235,7 +237,7 @@ def hermite(left: np.ndarray, right: np.ndarray, h: np.ndarray, u: np.ndarray,
             j, m = columns.index(r), n - r
             basis = np.array([comb(m, k) for k in range(m + 1)]) * up[:, : m + 1] \
                 * down[:, m::-1]
-            taken = b if at is None else b[at]
+            taken = b if at is None else np.take(b, at, axis=0)
             mixed = (basis[:, None, :] @ taken.reshape(len(taken), m + 1, -1)).reshape(
                 out[:, j].shape)
             out[:, j] += factorial(n) / factorial(m) * mixed / hk[:, r]

@@ -153,7 +153,7 @@ class Usage:
 
     affine: np.ndarray
     higher: np.ndarray
-    static: np.ndarray
+    static: np.ndarray | None  # (None: not made, :func:`_shares`)
     order: np.ndarray
 
     def slower(self) -> np.ndarray:
@@ -163,8 +163,9 @@ class Usage:
         return np.maximum(self.higher, 1.0) ** (-1 / (1 + self.order / 2))
 
 
-#: :class:`Usage`'s fields, in order
+#: :class:`Usage`'s fields, in order, and those :func:`_shares` makes
 _USAGE_FIELDS = tuple(f.name for f in fields(Usage))
+_SHARES_FIELDS = tuple(f for f in _USAGE_FIELDS if f != "static")
 
 
 def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
@@ -174,6 +175,20 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
     every step runs along the grid's points, not along a row of a few joints: made (M, m)
     and reduced by argmax along each row, the same numbers took ~25 % longer, 0.070 s
     against 0.056 s for the Panda's 3 x 10^4-sample Fourier path's 22 chunks.)"""
+    return _made(found, X, True)
+
+
+def _shares(found: list[PathLimit], X: np.ndarray) -> Usage:
+    """:func:`_usage` without the static parts (``static`` None), the other fields the
+    same numbers: what the lift and the trim read (:func:`_lifted`: the shares and each
+    point's time order). Why: each point's worst joint and the static part there were 16 %
+    of a pass (2.29 against 2.73 ms a chunk of the Panda's 10^5-sample Fourier path), and
+    the lift and the trim made 20 of its 29 passes (branch panda22)."""
+    return _made(found, X, False)
+
+
+def _made(found: list[PathLimit], X: np.ndarray, static_parts: bool) -> Usage:
+    """:func:`_usage` (``static_parts``) or :func:`_shares`."""
     M = len(X)
     affine, higher, static, order = np.zeros(M), np.zeros(M), np.zeros(M), np.ones(M)
     # (the law's time derivatives made once for every limit, as their ``values`` share them
@@ -194,17 +209,19 @@ def _usage(found: list[PathLimit], X: np.ndarray) -> Usage:
         # is, and j is not read there: NaN is beyond nothing below)
         worst, j = use[0].copy(), np.zeros(M, dtype=np.intp)
         for k, row in enumerate(use[1:], 1):
-            j[row > worst] = k
+            if static_parts:  # (the joint: read by the static part alone)
+                j[row > worst] = k
             np.maximum(worst, row, out=worst)
-        still = _static(limit, at, j)  # (the bands are per joint: limited_series's)
-        still -= centre[j]
-        np.abs(still, out=still)
-        still /= half[j]
         beyond = worst > higher
         np.copyto(higher, worst, where=beyond)
-        np.copyto(static, still, where=beyond)
         order[beyond] = _order(limit)
-    return Usage(affine, higher, static, order)
+        if static_parts:
+            still = _static(limit, at, j)  # (the bands are per joint: limited_series's)
+            still -= centre[j]
+            np.abs(still, out=still)
+            still /= half[j]
+            np.copyto(static, still, where=beyond)
+    return Usage(affine, higher, static if static_parts else None, order)
 
 
 def _static(limit: PathLimit, at: Derivatives, j: np.ndarray) -> np.ndarray:
@@ -322,8 +339,12 @@ def kept(arc: reachability.Arc, law: reachability.Law,
     # ``reread``, not a copy of its own)
     reread, bounds = bounds is not None, {} if bounds is None else bounds
 
-    def usage(x: np.ndarray) -> Usage:
-        return cached.usage(reachability.law_spline(law.sigma, x).jet(np.asarray(law.sigma), 4))
+    def usage(x: np.ndarray, static: bool = True) -> Usage:
+        return cached.usage(reachability.law_spline(law.sigma, x).jet(np.asarray(law.sigma), 4),
+                            static)
+
+    def shares(x: np.ndarray) -> Usage:  # (the lift's and the trim's: no static parts)
+        return usage(x, static=False)
 
     for _ in range(ROUNDS):
         # (``cubic``: each average of the Catmull-Rom interpolant: the rounds' half-widths
@@ -340,7 +361,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
                 return None
             if not lift:
                 return Rated(replace(law, played=x), duration)
-            lifted = _lifted(x, planned, half, usage, use)
+            lifted = _lifted(x, planned, half, shares, use)
             if duration <= refine * fastest or duration > unreached:  # (the passes' law's:
                 # ``law`` is lowered's now)
                 return Rated(replace(law, played=lifted), duration)
@@ -358,9 +379,11 @@ def kept(arc: reachability.Arc, law: reachability.Law,
             if raised.x is not lifted:
                 duration = reachability.law_duration(law.sigma, raised.x)
             return Rated(replace(law, played=raised.x), duration, raised.local)
+        static = use.static
+        assert static is not None  # (the rounds' passes make it)
         beyond = use.higher > 1 + TOLERANCE
-        slow = beyond & (use.static > SHARE)
-        need = np.where(slow, SHARE / np.maximum(use.static, SHARE), 1.0)
+        slow = beyond & (static > SHARE)
+        need = np.where(slow, SHARE / np.maximum(static, SHARE), 1.0)
         full = beyond & ~slow & (half >= most * (1 - 1e-9))  # (no wider: the piece's)
         slower = use.slower()
         need = np.minimum(need, np.where(full, slower, 1.0))
@@ -368,7 +391,7 @@ def kept(arc: reachability.Arc, law: reachability.Law,
         need = np.minimum(need, np.where(use.affine > 1 + TOLERANCE, 1 / use.affine, 1.0))
         widen = beyond & ~slow
         if widen.any():
-            dynamic = (use.higher - use.static) / np.maximum(1 - use.static, 1 - SHARE)
+            dynamic = (use.higher - static) / np.maximum(1 - static, 1 - SHARE)
             grow = np.clip(np.maximum(dynamic, 1.0) ** (1 / use.order) * AHEAD, LEAST, GROW)
             wider = _widened(half, np.flatnonzero(widen), (half * grow)[widen], most)
             # (a half-width that grows no more is as wide as it gets, though below the
@@ -547,8 +570,9 @@ class _Kept:
                         friction=None if friction is None else friction[a:b])
                 for limit, coefficients, friction in self._kept]
 
-    def usage(self, X: np.ndarray) -> Usage:
-        """The :class:`Usage` of the law whose x .. x''' at the grid points are X (M, 4):
+    def usage(self, X: np.ndarray, static: bool = True) -> Usage:
+        """The :class:`Usage` of the law whose x .. x''' at the grid points are X (M, 4)
+        (``static``: with its static parts, else :func:`_shares`'s, without them):
         :func:`_usage` a chunk at a time, but where the last pass's X is X's to the bit at
         some points: their shares are read back from its usage, and :func:`_usage` is made
         only on the :data:`PART`-point parts of the grid where a row of X changed (each
@@ -562,11 +586,18 @@ class _Kept:
         on the Panda's 10^4-sample Fourier path 11 of its 27 passes had 0.66-0.99 of their
         points unchanged."""
         M = len(X)
-        if self._last is None:
+        made, kept = (_usage, _USAGE_FIELDS) if static else (_shares, _SHARES_FIELDS)
+        if self._last is None or (static and self._last[1].static is None):
+            # (made at every point: the first pass, or static parts the last did not make)
             parts = self._chunks
-            use = Usage(np.empty(M), np.empty(M), np.empty(M), np.empty(M))
-            self._last = Stored.of(X), use
+            if self._last is None:
+                last = Stored.of(X)
+            else:
+                last = self._last[0]
+                self._changed(X)  # (the last pass's X made X's)
+            use = Usage(np.empty(M), np.empty(M), np.empty(M) if static else None, np.empty(M))
         else:
+            last = self._last[0]
             parts = []
             changed = np.zeros(-(-M // PART), dtype=bool)  # (per part: no sort of the rows)
             changed[self._changed(X) // PART] = True
@@ -577,13 +608,16 @@ class _Kept:
                     parts[-1] = (parts[-1][0], b)
                 else:
                     parts.append((a, b))
-            use = Usage(*(getattr(self._last[1], f).copy() for f in _USAGE_FIELDS))
-            self._last = self._last[0], use
+            was = self._last[1]
+            use = Usage(was.affine.copy(), was.higher.copy(),
+                        was.static.copy() if static and was.static is not None else None,
+                        was.order.copy())
+        self._last = last, use
         for a, b in parts:
-            part = _usage(self.limits(a, b), X[a:b])
-            for f in _USAGE_FIELDS:
+            part = made(self.limits(a, b), X[a:b])
+            for f in kept:
                 getattr(use, f)[a:b] = getattr(part, f)
-        for f in _USAGE_FIELDS:  # (read-only: the next pass reads them back)
+        for f in kept:  # (read-only: the next pass reads them back)
             getattr(use, f).flags.writeable = False
         return use
 
