@@ -18,14 +18,14 @@ def test_no_usage_pass_is_made_twice_for_the_same_law(monkeypatch):
     from test_rates import _iiwa_law
 
     seen: list[int] = []
-    usage = rates._usage
+    made = rates._made  # (what every pass goes through: the rounds', the lift's, the trim's)
 
-    def counted(found, X):
+    def counted(found, X, static_parts):
         seen.append(hash(X.tobytes()))
-        return usage(found, X)
+        return made(found, X, static_parts)
 
     arc, law, at, rows, reach = _iiwa_law()
-    monkeypatch.setattr(rates, "_usage", counted)
+    monkeypatch.setattr(rates, "_made", counted)
     kept = rates.kept(arc, law, at, rows, reach)
     assert kept is not None and kept.law.played is not None
     assert len(seen) >= 3  # (rounds, then the lift's tries)
