@@ -62,7 +62,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import reduce
+from functools import cache, reduce
 from itertools import combinations_with_replacement
 from math import comb, factorial
 from typing import Any, NamedTuple
@@ -1296,30 +1296,63 @@ def ramped(law: TimeLaw, lengths: tuple[float | None, float | None]) -> TimeLaw:
     return replace(law, coefficients=law.coefficients * rise)
 
 
+def _smoothstep(u, p: int):
+    """The smoothstep of order p, ``S(u) = sum_{j>p} C(2p+1, j) u^j (1-u)^(2p+1-j)`` (0 at 0, 1
+    at 1, flat to its p-th derivative at both): of an array of u, or of numpy's Polynomial
+    ``u`` (the polynomial itself, :func:`ease_floor` takes its derivatives)."""
+    n = 2 * p + 1
+    return sum(comb(n, j) * u**j * (1 - u) ** (n - j) for j in range(p + 1, n + 1))
+
+
+@cache
+def ease_floor(p: int) -> float:
+    """The shortest ramp of :func:`eased`, in knot intervals, for a spline of degree p: the
+    least m at which the smoothstep over m intervals changes x no more abruptly than a step
+    between two neighbouring coefficients, through every derivative the spline has. Over m
+    intervals h its k-th derivative is at most ``max |S^(k)| / (m h)^k`` of the change; a
+    step's, the k-th difference of the coefficients over h^k, at most ``C(k, k // 2) /
+    h^k`` (the largest k-th difference of a unit step): m = ``max_k (max |S^(k)| / C(k, k //
+    2))^(1/k)``, k = 1 .. p. A shorter ramp is a step to the spline: no coefficient, or one,
+    between the stretch's f and the law's own (4.01 intervals at degree 5, 6.14 at 8).
+
+    >>> [round(ease_floor(p), 2) for p in (5, 6, 8)]
+    [4.01, 4.67, 6.14]
+    """
+    S, u = _smoothstep(np.polynomial.Polynomial([0.0, 1.0]), p), np.linspace(0.0, 1.0, 4097)
+    return max((float(np.abs(S.deriv(k)(u)).max()) / comb(k, k // 2)) ** (1 / k)
+               for k in range(1, p + 1))
+
+
 def eased(law: TimeLaw, a: float, b: float, f: float, length: float) -> TimeLaw:
     """``law`` with x times ``f`` (< 1) on the path's ``a`` .. ``b`` (a stretch between rests,
     :func:`rests_inside`) and as it is farther than ``length`` from it, between them times
     ``f + (1 - f) S(u)`` (u: the distance over ``length``; S the smoothstep of order p, the
-    spline's degree, ``sum_{j>p} C(2p+1, j) u^j (1-u)^(2p+1-j)``, flat to its p-th derivative
-    at 0 and 1), at the coefficients' Greville abscissae: the played motion is slower only
+    spline's degree, :func:`_smoothstep`, flat to its p-th derivative at 0 and 1), at the
+    coefficients' Greville abscissae: the played motion is slower only
     near that stretch, and x's derivatives change as little as a ramp of that length allows,
     so that a law within the smoothness rows stays near them (a step of x there would break
-    them). On the stretch and beyond the ramp the limits hold as they held the law (x and
+    them). ``length`` is at least :func:`ease_floor` knot intervals (the longest of those at
+    the stretch's ends): half a stretch of a sample or two is shorter than one, which left
+    the ramp a step (the coefficients beside the stretch at f and the law's own). On the
+    stretch and beyond the ramp the limits hold as they held the law (x and
     its derivatives scaled alike: all of them but gravity's torque fall with x); within the
     ramp x' gains ``(1 - f) S'(u) x / length``, whose torque (``q' x' / 2``) may take a limit
     beyond: :func:`solve` then steps back within first (its ``beyond`` steps). Measured
     (review45): the 2R's two legs at 0.889 of their limits there, the xArm7's corner at
     1 + 8e-9.
 
+    >>> law = eased(TimeLaw(np.linspace(0, 8, 17), np.full(21, 4.0), 5), 6.0, 8.0, 0.25, 4.0)
+    >>> law.coefficients[6:15].round(3).tolist()   # (Greville abscissae 2, 2.5, .., 6)
+    [4.0, 3.997, 3.897, 3.417, 2.5, 1.583, 1.103, 1.003, 1.0]
     >>> law = eased(TimeLaw(np.linspace(0, 4, 5), np.full(9, 4.0), 5), 3.0, 4.0, 0.25, 1.0)
-    >>> law.coefficients.round(3).tolist()
-    [4.0, 4.0, 4.0, 4.0, 4.0, 1.035, 1.0, 1.0, 1.0]
+    >>> law.coefficients.round(3).tolist()   # (a ramp of one knot interval: at its floor)
+    [3.893, 3.758, 3.249, 2.09, 1.102, 1.0, 1.0, 1.0, 1.0]
     """
-    p, greville = law.degree, law.greville
+    p, greville, breaks = law.degree, law.greville, law.breaks
+    ends = np.clip(np.searchsorted(breaks, [a, b], side="right") - 1, 0, len(breaks) - 2)
+    length = max(length, ease_floor(p) * float(np.diff(breaks)[ends].max()))
     u = np.clip(np.maximum(a - greville, greville - b) / length, 0.0, 1.0)
-    n = 2 * p + 1
-    smooth = sum(comb(n, j) * u**j * (1 - u) ** (n - j) for j in range(p + 1, n + 1))
-    return replace(law, coefficients=law.coefficients * (f + (1 - f) * smooth))
+    return replace(law, coefficients=law.coefficients * (f + (1 - f) * _smoothstep(u, p)))
 
 
 def _ramped_within(law: TimeLaw, rests: tuple[bool, bool], s: np.ndarray, limits,
