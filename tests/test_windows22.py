@@ -44,3 +44,19 @@ def test_the_floor_leaves_a_long_ramp_as_it_was():
     u = np.clip((6.0 - law.greville) / 2.0, 0.0, 1.0)
     smooth = sum(comb(11, j) * u**j * (1 - u) ** (11 - j) for j in range(6, 12))
     assert np.array_equal(out.coefficients, law.coefficients * (f + (1 - f) * smooth))
+
+
+def test_the_floor_reads_the_knot_intervals_outside_the_stretch():
+    """On uneven knots the floor is read from the intervals the ramps lie in, left of the
+    stretch's start and right of its end (it read the one inside the stretch at its start):
+    a stretch 4 .. 5 whose inner interval is 1 long and outer ones 0.1 keeps a ramp of
+    ease_floor x 0.1 (asked 0.05): the coefficients farther from it are the law's own (the
+    old reading ramped over ease_floor x 1, to 4.44 before the stretch)."""
+    degree, f = 5, 0.25
+    breaks = np.r_[np.linspace(0.0, 4.0, 41), 5.0, np.linspace(5.1, 9.0, 40)]
+    law = programme.TimeLaw(breaks, np.full(len(breaks) - 1 + degree, 4.0), degree)
+    out = programme.eased(law, 4.0, 5.0, f, 0.05)
+    ratio, greville = out.coefficients / law.coefficients, law.greville
+    far = (greville < 4.0 - 0.1 * programme.ease_floor(degree)) | (
+        greville > 5.0 + 0.1 * programme.ease_floor(degree))
+    assert np.all(ratio[far] == 1.0) and np.any(ratio[(greville > 3.0) & (greville < 4.0)] < 1)

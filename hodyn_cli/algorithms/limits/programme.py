@@ -1350,7 +1350,9 @@ def eased(law: TimeLaw, a: float, b: float, f: float, length: float) -> TimeLaw:
     [3.671, 3.447, 2.822, 1.773, 1.062, 1.0, 1.0, 1.0, 1.0]
     """
     p, greville, breaks = law.degree, law.greville, law.breaks
-    ends = np.clip(np.searchsorted(breaks, [a, b], side="right") - 1, 0, len(breaks) - 2)
+    # (the knot intervals the ramps begin in: left of a, right of b)
+    ends = np.clip([np.searchsorted(breaks, a, side="left") - 1,
+                    np.searchsorted(breaks, b, side="right") - 1], 0, len(breaks) - 2)
     length = max(length, ease_floor(p) * float(np.diff(breaks)[ends].max()))
     u = np.clip(np.maximum(a - greville, greville - b) / length, 0.0, 1.0)
     return replace(law, coefficients=law.coefficients * (f + (1 - f) * _smoothstep(u, p)))
