@@ -1,14 +1,17 @@
 """Reachability's grid denser where the law smoothed leaves the passes' rows (issue 37, goal 1:
 the Borinot's flying arm along a 9-harmonic Fourier path, a torque row that nearly cancels,
 whose smoothed law left its rows by up to 8 % on its fast stretches; reachability.ROWS_KEPT),
-and the forced ends' finer grid (ends21) guarded by a default test."""
+not tried where the law played is within optimal.DENSER_GAP of its passes' law (rows22b: the
+simple humanoid's arm's Fourier path paid twice the CPU for nothing), and the forced ends'
+finer grid (ends21) guarded by a default test."""
 
 import numpy as np
 import pytest
 from test_base_parameters import public_robot
 
 import hodyn_cli
-from hodyn_cli.algorithms.limits import reachability
+from conftest import URDF
+from hodyn_cli.algorithms.limits import optimal, reachability
 from hodyn_cli.algorithms.planning.generate import generate
 from hodyn_cli.core.trajectory import Trajectory
 
@@ -19,6 +22,20 @@ def borinot():
     20 Hz (test_borinot19's)."""
     robot = public_robot("borinot_description/urdf/borinot_flying_arm_2.urdf")
     model = hodyn_cli.load_robot(robot)
+    return model, generate(model, "fourier", rate=20.0, duration=20.0, harmonics=9,
+                           base_frequency=0.25, seed=7, source=str(robot))
+
+
+@pytest.fixture(scope="module")
+def humanoid_arm():
+    """The simple humanoid's right arm (the other joints held) and sweep17's 9-harmonic
+    Fourier path at 20 Hz."""
+    robot = public_robot("simple_humanoid_description/urdf/simple_humanoid.urdf")
+    whole = hodyn_cli.load_robot(robot)
+    moving = [f"RARM_{j}" for j in ("SHOULDER_P", "SHOULDER_R", "SHOULDER_Y", "ELBOW",
+                                    "WRIST_Y", "WRIST_P", "WRIST_R")]
+    model = hodyn_cli.api.lock_joints(whole, {j: hodyn_cli.api.lock_value(whole, j)
+                                              for j in whole.joint_names if j not in moving})
     return model, generate(model, "fourier", rate=20.0, duration=20.0, harmonics=9,
                            base_frequency=0.25, seed=7, source=str(robot))
 
@@ -70,12 +87,56 @@ def test_a_stretch_of_the_borinots_path_is_retimed_on_a_grid_denser_where_its_ro
     leaves its rows, and the passes again on the grid denser there play it in 0.27322 s;
     without (before rows22), 0.31097 s."""
     model, traj = borinot
-    made = []
-    denser = reachability.denser
+    made, surveys = [], []
+    denser, survey = reachability.denser, optimal.Optimal._survey
     monkeypatch.setattr(reachability, "denser", lambda *a: made.append(denser(*a)) or made[-1])
+    monkeypatch.setattr(optimal.Optimal, "_survey",
+                        lambda self, *a: surveys.append(self.uniform) or survey(self, *a))
     _, opt = hodyn_cli.retime_optimal(model, _part(traj, 70, 100))
     assert made and made[0] is not None
     assert opt.duration < 0.28, opt.duration
+    # (the passes again on the finer and the denser grids read the survey back: before
+    # rows22b, surveyed again, the input's dynamics computed again; the fits' own surveys
+    # are of their uniform scalings)
+    assert surveys.count(False) == 1
+
+
+def test_the_denser_grid_is_not_tried_where_the_law_played_is_within_denser_gap(
+        humanoid_arm, monkeypatch):
+    """The first 41 samples of the simple humanoid's arm's 20 Hz Fourier path (2 s; ~1 s of
+    CPU): its smoothed law leaves its rows, but the law played is 0.006 % over its passes'
+    law: the passes are not run again on a denser grid (before rows22b they were, 4.56168 ->
+    4.56120 s for twice the CPU; the whole 100 Hz path's 4.1 -> 7.6 s for no gain)."""
+    model, traj = humanoid_arm
+    grids = []
+    solve = reachability.solve
+    monkeypatch.setattr(reachability, "solve",
+                        lambda *a, **k: grids.append(k.get("dense")) or solve(*a, **k))
+    _, opt = hodyn_cli.retime_optimal(model, _part(traj, 0, 41))
+    assert grids and all(dense is None for dense in grids)
+    assert opt.smoothed is not None
+    assert opt.duration <= (1 + optimal.DENSER_GAP) * opt.smoothed.law
+    assert opt.duration == pytest.approx(4.56168, abs=1e-5)
+
+
+def test_a_run_reads_its_own_smoothings_alone(monkeypatch):
+    """Where an earlier run on the same Optimal left the rows (``_left_rows``), a run whose own
+    played law fits is not made again on a denser grid: the flag is reset per run (before
+    rows22b it stayed set)."""
+    model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
+    traj = generate(model, "fourier", rate=20.0, duration=2.0, harmonics=3, seed=3)
+    made, tried = hodyn_cli.api.limits.time_optimal, []
+
+    def primed(*a, **k):  # (as an earlier run's smoothings left it)
+        opt = made(*a, **k)
+        opt._left_rows = True
+        return opt
+
+    monkeypatch.setattr(hodyn_cli.api.limits, "time_optimal", primed)
+    monkeypatch.setattr(optimal.Optimal, "_denser", lambda *a: tried.append(1))
+    _, opt = hodyn_cli.retime_optimal(model, traj)
+    assert opt.used == "reachability" and not opt._left_rows
+    assert not tried
 
 
 def test_the_borinots_forced_start_is_retimed_on_its_finer_grid(borinot):

@@ -1025,6 +1025,10 @@ class Optimal:
         #: the law kept within the passes' rows was tried (:meth:`_smoothings`): then its
         #: grid may be made denser where the smoothing leaves the rows (:meth:`_denser`)
         self._left_rows = False
+        #: the input's uniform scaling as :meth:`_arcs`' first survey found it in this
+        #: :meth:`_reachability` run: the passes again (on ``finer``'s grid, the denser one)
+        #: read it back, the input's dynamics not computed again
+        self._surveyed: Binding | None = None
         #: whether :meth:`settled`'s fit raised a TrajectoryError (its played law's own
         #: derivatives disagree: the smoothing fails, as ``attempt`` finds a fit that is not
         #: lazy)
@@ -1189,6 +1193,7 @@ class Optimal:
         fails once made, the smoothings are tried again from them without it
         (:meth:`_smoothings`; made again, the survey and passes cost the Panda's 3 s Fourier
         path at 50 Hz with its limits file ~20 % more CPU, and the progress went back to 0)."""
+        self._left_rows, self._surveyed = False, None  # (this run's: its smoothings', survey's)
         arcs = self._arcs(chunks)
         if isinstance(arcs, str):
             return arcs
@@ -1219,10 +1224,13 @@ class Optimal:
         rows were made already, by :func:`~reachability.within`: the check reads them back).
         The Borinot's flying arm along a 9-harmonic Fourier path at 100 and 20 Hz: 5.2770
         and 5.2706 s (+0.83 and +0.71 % over the optimum, ~5.2336 s), 5.2496 and 5.2471 s,
-        for twice the CPU (~2.5 -> 5-6 s); where the law on the denser grid is no shorter
-        (the simple humanoid's arm's Fourier path), its CPU is spent for nothing (4.1 ->
-        7.6 s; docs/feasibility.md, rows22)."""
+        for twice the CPU (~2.5 -> 5-6 s; docs/feasibility.md, rows22). Not where the law
+        played is within :data:`DENSER_GAP` of the passes' law (``smoothed.law``): what the
+        denser grid wins back is about that gap (the simple humanoid's arm's Fourier path,
+        -0.007 %, paid 4.1 -> 7.6 s of CPU for nothing before rows22b)."""
         assert self.smoothed is not None
+        if self.duration <= (1 + DENSER_GAP) * self.smoothed.law:
+            return
         dense = [reachability.denser(arc, law, rows, self.smoothed.reach)
                  for (arc, law), rows in zip(arcs.found, arcs.rows, strict=True)]
         if all(spans is None for spans in dense):
@@ -1236,9 +1244,10 @@ class Optimal:
 
     def _arcs(self, chunks: Callable[[], Iterable[Trajectory]], finer: int | None = None,
               dense: list[np.ndarray | None] | None = None) -> _Arcs | str:
-        """The path surveyed (:meth:`_survey`: its uniform scaling) and reachability's passes
-        along its arcs (:func:`~hodyn_cli.algorithms.limits.reachability.solve`), with what
-        the smoothings read of them (:class:`_Arcs`); the reason, in a user's words, where
+        """The path surveyed (:meth:`_survey`, once a :meth:`_reachability` run: its uniform
+        scaling) and reachability's passes along its arcs
+        (:func:`~hodyn_cli.algorithms.limits.reachability.solve`), with what the smoothings
+        read of them (:class:`_Arcs`); the reason, in a user's words, where
         reachability does not apply (:meth:`_reachability`). The grid: ``arc_grid``'s
         intervals where asked, uniform in arc length; else ``finer``'s (:func:`refined`) or
         :func:`grid_intervals`', denser where the path turns sharply (``turning``) and
@@ -1252,7 +1261,12 @@ class Optimal:
             if seen[0] <= reachability.MOST_SAMPLES and 2 <= chunk.orders <= reachability.ORDERS:
                 table.add(chunk)
 
-        uniform = self._survey(chunks(), self.limits, keep, lambda: seen[0])
+        if self._surveyed is None:
+            self._surveyed = self._survey(chunks(), self.limits, keep, lambda: seen[0])
+        else:  # (surveyed in this run: the arc-length table alone made again)
+            for chunk in chunks():
+                keep(chunk)
+        uniform = self._surveyed
         if seen[0] > reachability.MOST_SAMPLES:
             return (f"{seen[0]:,} samples, more than the {reachability.MOST_SAMPLES:,} "
                     "reachability takes")
@@ -2625,6 +2639,16 @@ def _beaten(i: int, fits: list[Optimal], done: Optimal | None) -> bool:
         for j, other in enumerate(fits))
 
 
+#: :meth:`Optimal._denser` runs where the law played is longer than its passes' law by more
+#: than this share: the passes again on the denser grid win back about that gap, 0.04 % more
+#: at most in sweep17's and sweep18's rows where they gained (the Borinot's 100 and 20 Hz
+#: Fourier paths: 0.48 and 0.37 % over their passes' laws, 0.52 and 0.45 % won back; Solo's
+#: and Bolt's legs' 100 Hz ones 0.089 and 0.072 %, 0.13 and 0.11 %; the simple humanoid's
+#: arm's 100 Hz one -0.007 %, its rerun 4.1 -> 7.6 s of CPU for nothing). Within it, a rerun
+#: would win back 0.14 % at most, for twice the CPU: with the passes' own grid's error (the
+#: Borinot's passes' law 0.35 % over its optimum) within goal 1's 0.5 %. The rows it skips
+#: that gained, by 0.02-0.13 %, stay within 0.5 % of toppra (-0.43 to +0.14 %; rows22b)
+DENSER_GAP = 1e-3
 #: what :meth:`Optimal._smoothings` sets where its law is played: kept by
 #: :meth:`Optimal._denser` where the law on the denser grid is not shorter
 _PLAYED = ("path", "final", "scale", "orders", "slowed", "source", "used", "ran", "peak",
