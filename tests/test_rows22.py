@@ -5,6 +5,8 @@ not tried where the law played is within optimal.DENSER_GAP of its passes' law (
 simple humanoid's arm's Fourier path paid twice the CPU for nothing), and the forced ends'
 finer grid (ends21) guarded by a default test."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from test_base_parameters import public_robot
@@ -148,3 +150,58 @@ def test_the_borinots_forced_start_is_retimed_on_its_finer_grid(borinot):
     model, traj = borinot
     _, opt = hodyn_cli.retime_optimal(model, _part(traj, 0, 41))
     assert opt.duration < 0.472, opt.duration
+
+
+def _stretch_with_failing_rerun(model, part, monkeypatch, failure):
+    """``part`` retimed with the denser grid's rerun made to fail as ``failure`` does (its
+    played law's derivatives disagreeing, or its law 1.5 times longer than it was)."""
+    inside = [False]
+    denser, local, played = optimal.Optimal._denser, optimal.Optimal._local, \
+        optimal.Optimal._played
+
+    def flagged(self, *a):
+        inside[0] = True
+        try:
+            return denser(self, *a)
+        finally:
+            inside[0] = False
+
+    def raising(self, *a):
+        if inside[0]:
+            raise hodyn_cli.errors.TrajectoryError("the denser grid's fit disagrees")
+        return local(self, *a)
+
+    def longer(self, *a):
+        reason = played(self, *a)
+        if inside[0] and reason is None:
+            self.final = replace(self.final, x=self.final.x / 1.5)
+        return reason
+
+    monkeypatch.setattr(optimal.Optimal, "_denser", flagged)
+    if failure == "raises":
+        monkeypatch.setattr(optimal.Optimal, "_local", raising)
+    else:
+        monkeypatch.setattr(optimal.Optimal, "_played", longer)
+    return hodyn_cli.retime_optimal(model, part)
+
+
+@pytest.fixture(scope="module")
+def stretch_without_rerun(borinot):
+    """Samples 70-99 of the Borinot's 20 Hz path retimed without the denser grid."""
+    model, traj = borinot
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(reachability, "denser", lambda *a: None)
+        return hodyn_cli.retime_optimal(model, _part(traj, 70, 100))
+
+
+@pytest.mark.parametrize("failure", ["raises", "longer"])
+def test_a_denser_rerun_that_fails_or_is_longer_keeps_the_law_found_before(
+        borinot, stretch_without_rerun, monkeypatch, failure):
+    """Samples 70-99 of the Borinot's 20 Hz path: where the rerun on the denser grid raises
+    (its fit not lazy) or plays a longer law, the law played before it is kept, to the bit
+    (before review46 a raise there reached the caller, the law found lost)."""
+    model, traj = borinot
+    first, alone = stretch_without_rerun
+    out, opt = _stretch_with_failing_rerun(model, _part(traj, 70, 100), monkeypatch, failure)
+    assert opt.duration == alone.duration == pytest.approx(0.31097, abs=1e-5)
+    assert np.array_equal(out.derivatives, first.derivatives) and np.array_equal(out.t, first.t)

@@ -1236,9 +1236,16 @@ class Optimal:
         if all(spans is None for spans in dense):
             return
         before, duration = {name: getattr(self, name) for name in _PLAYED}, self.duration
-        again = self._arcs(chunks, finer, dense)
-        if isinstance(again, str) or self._played(again) is not None or (
-                not self.duration < duration):
+        # (and what the smoothings learn of failed fits: a rerun not kept leaves them as
+        # they were)
+        before.update(_lazy=self._lazy, _failed=set(self._failed))
+        try:
+            again = self._arcs(chunks, finer, dense)
+            kept = not isinstance(again, str) and self._played(again) is None and (
+                self.duration < duration)
+        except (TrajectoryError, Infeasible):  # (its fit not lazy, as after an _Again: the
+            kept = False                       # law found before is not lost to the rerun)
+        if not kept:
             for name, value in before.items():
                 setattr(self, name, value)
 
