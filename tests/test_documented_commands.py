@@ -10,11 +10,15 @@ using them copies before its last command (:func:`prepared`); a file whose comma
 the shell itself (background jobs, ``cd``) is one run (:func:`cases`). Every command runs,
 after every command whose files it reads.
 
-``hodyn`` there is tests/forked_hodyn.py's client: each command a fork of a server that
-imported the library once (~0.3 s of CPU a command saved, ~125 commands), but in the runs of
-:data:`REAL` (README.md's first command, scale.md's shell session), which run the installed
-``hodyn`` script itself; so is ``python`` for the docs' scripts (``python SCRIPT.py ARGS``:
-~0.2 s of CPU a script saved, 8 runs).
+A command that is ``hodyn`` and its arguments alone (:func:`in_process`: ~115 of ~135) runs
+in the test's own process (:func:`conftest.hodyn_here`: the app and exit statuses of the
+installed script, no process: ~0.15 s of CPU a command less than through a fork); the others
+(pipes, redirections, the docs' scripts) run in bash, where ``hodyn`` is
+tests/forked_hodyn.py's client: each command a fork of a server that imported the library once
+(~0.3 s of CPU a command saved), but in the runs of :data:`REAL` (README.md's first command,
+scale.md's shell session), which run the installed ``hodyn`` script itself: the process, its
+exit status and its streams; so is ``python`` for the docs' scripts (``python SCRIPT.py
+ARGS``: ~0.2 s of CPU a script saved, 8 runs).
 
 Skipped lines, and why: the install and the test run themselves (``python3 -m venv``, ``pip
 install``, ``.venv/bin/pytest``: this is that test run) and ``source .venv/bin/activate``
@@ -32,12 +36,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import forked_hodyn
 import pytest
 
-from conftest import made_once
+from conftest import hodyn_here, made_once
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -257,24 +262,76 @@ def bash(text: str, folder: Path, doc: Path, shim: Path | None = None) -> None:
     result = subprocess.run(["bash", "-euo", "pipefail", "-c", text], cwd=folder, env=env,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, f"{doc.name}:\n{text}\n--- stderr:\n{result.stderr[-3000:]}"
-    unchecked = [line for line in result.stderr.splitlines() if "limits not checked" in line]
+    every_limit_checked(result.stderr, doc)
+
+
+def every_limit_checked(stderr: str, doc: Path) -> None:
+    unchecked = [line for line in stderr.splitlines() if "limits not checked" in line]
     assert not unchecked, f"{doc.name}: {unchecked}"
 
 
+#: what the shell adds to a command that may fail: ``|| test $? -eq 1`` (a check that finds
+#: an excess exits 1, a failure of another kind stops the script)
+MAY_FAIL = re.compile(r"\s*\|\|\s*test \$\? -eq 1\s*$")
+#: what only a shell runs: pipes, redirections, lists, jobs, variables, globs, quotes, lines
+SHELL = re.compile(r"[|&;<>*?$`(){}\[\]~'\"\\\n]")
+
+
+def in_process(command: str) -> tuple[list[str], tuple[int, ...]] | None:
+    """``(hodyn's arguments, the exit statuses that pass)`` of a command that is ``hodyn``
+    and its arguments alone (and perhaps :data:`MAY_FAIL`), which :func:`run` runs in this
+    process; None for one that needs a shell.
+
+    >>> in_process("hodyn check a.urdf x.h5 \\\\\\n  --jerk 2 || test $? -eq 1  # (may fail)")
+    (['check', 'a.urdf', 'x.h5', '--jerk', '2'], (0, 1))
+    >>> [in_process(c) for c in ("cat x.csv | hodyn compute a.urdf -", "hodyn a x_*.h5")]
+    [None, None]
+    """
+    text = re.sub(r"(^|\s)#[^\n]*", " ", command).replace("\\\n", " ")
+    may_fail = MAY_FAIL.search(text) is not None
+    text = MAY_FAIL.sub("", text).strip()
+    if text.split()[:1] != ["hodyn"] or SHELL.search(text):
+        return None
+    return text.split()[1:], (0, 1) if may_fail else (0,)
+
+
+def run(command: str, folder: Path, doc: Path, shim: Callable[[], Path]) -> None:
+    """``command`` in ``folder``, as :func:`bash` runs it: in this process where it is
+    hodyn's alone (:func:`in_process`: what it proves is the command's work, its exit
+    status and what it says, not a process's start, which :data:`REAL`'s runs and
+    test_exits.py prove), else in bash with ``shim()`` (the forked server's folder, started
+    on first use) first on the PATH."""
+    inline = in_process(command)
+    if inline is None:
+        bash(command, folder, doc, shim())
+        return
+    args, passing = inline
+    back = os.getcwd()
+    os.chdir(folder)
+    try:
+        result = hodyn_here(*args)
+    finally:
+        os.chdir(back)
+    assert result.returncode in passing, \
+        f"{doc.name}:\n{command}\n--- status {result.returncode}, stderr:\n{result.stderr[-3000:]}"
+    every_limit_checked(result.stderr, doc)
+
+
 @pytest.fixture(scope="session")
-def prepared(tmp_path_factory, forked):
-    """``prepare(doc, set_up)``: a scratch directory as a fresh clone has it (robots, sample
+def prepared(tmp_path_factory):
+    """``prepare(doc, set_up, shim)``: a scratch directory as a fresh clone has it (robots, sample
     trajectories, docs) after the commands ``set_up``, made once per test run (the workers
     of ``pytest -n`` share it: :func:`conftest.made_once`), from a copy of the one after all
     but its last command (made once too): runs whose set-ups begin alike (ik.md's motion and
     its end effector's, before an ik or a kinematics run) run those commands once, not once
-    per set-up (10 of the 52 set-up commands were such repeats, ~4 s of CPU)."""
+    per set-up (10 of the 52 set-up commands were such repeats, ~4 s of CPU). Each command
+    by :func:`run` (``shim``: its folder of the forked server's clients)."""
     made: dict[tuple, Path] = {}
 
-    def prepare(doc: Path, set_up: tuple[str, ...]) -> Path:
+    def prepare(doc: Path, set_up: tuple[str, ...], shim: Callable[[], Path]) -> Path:
         key = tuple(plain(c) for c in set_up)  # the same set-up of another file: shared
         if key not in made:
-            before = prepare(doc, set_up[:-1]) if set_up else None
+            before = prepare(doc, set_up[:-1], shim) if set_up else None
 
             def make(folder: Path) -> None:
                 if before is None:
@@ -282,7 +339,7 @@ def prepared(tmp_path_factory, forked):
                         shutil.copytree(ROOT / name, folder / name)
                 else:
                     shutil.copytree(before, folder, dirs_exist_ok=True)
-                    bash(set_up[-1], folder, doc, forked)
+                    run(set_up[-1], folder, doc, shim)
 
             made[key] = made_once(tmp_path_factory, "\n".join(("documented", *key)), make)
         return made[key]
@@ -291,9 +348,15 @@ def prepared(tmp_path_factory, forked):
 
 
 @pytest.mark.parametrize("doc, set_up, command", CASES)
-def test_every_documented_command_runs(tmp_path, prepared, forked, doc, set_up, command):
-    shutil.copytree(prepared(doc, set_up), tmp_path, dirs_exist_ok=True)
-    bash(command, tmp_path, doc, None if (doc.name, command) in REAL else forked)
+def test_every_documented_command_runs(tmp_path, prepared, request, doc, set_up, command):
+    def shim() -> Path:   # (the server's start, ~2 s of CPU, where a worker's runs need it)
+        return request.getfixturevalue("forked")
+
+    shutil.copytree(prepared(doc, set_up, shim), tmp_path, dirs_exist_ok=True)
+    if (doc.name, command) in REAL:
+        bash(command, tmp_path, doc)
+    else:
+        run(command, tmp_path, doc, shim)
 
 
 def test_every_command_runs_after_what_it_reads():

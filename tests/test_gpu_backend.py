@@ -387,10 +387,11 @@ PROGRAM = ("import numpy as np; from hodyn_cli.algorithms.backends import gpu; "
            "print(jax.config.jax_compilation_cache_dir)")
 
 
-# the user's folder in a JAX process of its own is slow: a second JAX import and compile
-# (~2.4 s of CPU) for what test_a_folder_jax_was_given_is_kept proves in this process
-@pytest.mark.parametrize("own", [False, pytest.param(True, marks=pytest.mark.slow)],
-                         ids=["hodyn's", "the user's"])
+# in a JAX process of its own: slow, a second JAX import and compile (~2.4 s of CPU) for what
+# test_a_folder_jax_was_given_is_kept (the user's folder) and
+# test_programs_are_kept_in_hodyns_folder_where_jax_names_none (hodyn's) prove in this process
+@pytest.mark.slow
+@pytest.mark.parametrize("own", [False, True], ids=["hodyn's", "the user's"])
 def test_compiled_programs_are_kept_across_runs(tmp_path, own):
     """Each run compiles its programs once: JAX keeps them under $XDG_CACHE_HOME/hodyn/jax,
     or where the user's JAX_COMPILATION_CACHE_DIR says (then hodyn's folder is not made)."""
@@ -404,6 +405,33 @@ def test_compiled_programs_are_kept_across_runs(tmp_path, own):
     where = tmp_path / ("mine" if own else "cache/hodyn/jax")
     assert out == str(where) and any(where.iterdir())
     assert (tmp_path / "cache").exists() is not own
+
+
+def test_programs_are_kept_in_hodyns_folder_where_jax_names_none(tmp_path, monkeypatch):
+    """Where JAX's configuration names no folder for its programs, the backend's first use
+    names $XDG_CACHE_HOME/hodyn/jax and JAX writes there the programs it compiles: the case
+    "hodyn's" of test_compiled_programs_are_kept_across_runs in this process (JAX's folder
+    unset meanwhile and its cache reset to read it afresh; a program of its own, block=5,
+    which no other test compiles: nothing taken from memory)."""
+    import jax
+    from jax.experimental.compilation_cache import compilation_cache
+
+    from hodyn_cli.algorithms.dynamics.common import base_motion
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    where = tmp_path / "cache" / "hodyn" / "jax"
+    before = jax.config.jax_compilation_cache_dir
+    jax.config.update("jax_compilation_cache_dir", None)
+    compilation_cache.reset_cache()
+    try:
+        gpu.inverse_dynamics_chunk(MODELS["planar_2r"], np.zeros((3, 3, 2)),
+                                   base_motion((0, 0, -9.81), 1), {}, order=0, device="cpu",
+                                   block=5)
+        assert jax.config.jax_compilation_cache_dir == str(where)
+        assert any(where.iterdir())
+    finally:
+        jax.config.update("jax_compilation_cache_dir", before)
+        compilation_cache.reset_cache()
 
 
 def test_a_folder_jax_was_given_is_kept(tmp_path, monkeypatch):
