@@ -412,7 +412,8 @@ def test_programs_are_kept_in_hodyns_folder_where_jax_names_none(tmp_path, monke
     names $XDG_CACHE_HOME/hodyn/jax and JAX writes there the programs it compiles: the case
     "hodyn's" of test_compiled_programs_are_kept_across_runs in this process (JAX's folder
     unset meanwhile and its cache reset to read it afresh; a program of its own, block=5,
-    which no other test compiles: nothing taken from memory)."""
+    which no other test compiles, and JAX's caches in memory cleared: nothing taken from
+    memory)."""
     import jax
     from jax.experimental.compilation_cache import compilation_cache
 
@@ -423,6 +424,7 @@ def test_programs_are_kept_in_hodyns_folder_where_jax_names_none(tmp_path, monke
     before = jax.config.jax_compilation_cache_dir
     jax.config.update("jax_compilation_cache_dir", None)
     compilation_cache.reset_cache()
+    jax.clear_caches()  # (compiled in memory by an earlier test, it would not be written)
     try:
         gpu.inverse_dynamics_chunk(MODELS["planar_2r"], np.zeros((3, 3, 2)),
                                    base_motion((0, 0, -9.81), 1), {}, order=0, device="cpu",
