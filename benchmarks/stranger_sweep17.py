@@ -318,21 +318,17 @@ def arguments(description: str, keep: Path) -> argparse.ArgumentParser:
     return parser
 
 
-def main() -> None:
-    args = arguments(__doc__.splitlines()[0], Path("/tmp/sweep17/in")).parse_args()
-    if args.summary:
-        summary(json.loads(args.summary.read_text()))
-        return
+def swept(args, cases, one, show, summary, robots, modes) -> None:
+    """Each of ``cases`` (label, path, rate, mode) that ``args.only`` names run by ``one``,
+    shown by ``show`` as it ends and kept in ``args.json``, then ``summary`` of them: the
+    sweeps' common loop (sweep17, 18 and 22 differ in their robots, paths and modes)."""
     only = set(filter(None, args.only.split(",")))
     args.keep.mkdir(parents=True, exist_ok=True)
-    print(f"{'robot':13s} {'path':8s} {'rate':>6s} {'mode':5s} {'N':>6s} {'hold':>5s} "
-          f"{'solver':>12s} {'hodyn s':>9s} {'toppra s':>9s} {'diff %':>7s} {'retry':>7s} "
-          f"{'wall':>5s} {'CPU':>5s} {'RSS':>4s} {'check':>5s} {'valid':>5s} {'over':>9s} notes")
     rows = []
-    for label, path, rate, mode in cases():
+    for label, path, rate, mode in cases:
         # (each kind named narrows the runs to those matching one of its items)
-        paths = only - set(ROBOTS) - set(MODES)
-        if (only & set(ROBOTS) and label not in only or only & set(MODES) and mode not in only
+        paths = only - set(robots) - set(modes)
+        if (only & set(robots) and label not in only or only & set(modes) and mode not in only
                 or paths and not paths & {path, f"{path}@{rate:g}"}):
             continue
         rows.append(one(args.keep, label, path, rate, mode, not args.no_peer))
@@ -341,6 +337,16 @@ def main() -> None:
             args.json.write_text(json.dumps(rows, indent=1))
     summary(rows)
 
+
+def main() -> None:
+    args = arguments(__doc__.splitlines()[0], Path("/tmp/sweep17/in")).parse_args()
+    if args.summary:
+        summary(json.loads(args.summary.read_text()))
+        return
+    print(f"{'robot':13s} {'path':8s} {'rate':>6s} {'mode':5s} {'N':>6s} {'hold':>5s} "
+          f"{'solver':>12s} {'hodyn s':>9s} {'toppra s':>9s} {'diff %':>7s} {'retry':>7s} "
+          f"{'wall':>5s} {'CPU':>5s} {'RSS':>4s} {'check':>5s} {'valid':>5s} {'over':>9s} notes")
+    swept(args, cases(), one, show, summary, ROBOTS, MODES)
 
 if __name__ == "__main__":
     main()

@@ -333,20 +333,7 @@ def main() -> None:
     if args.summary:
         summary(json.loads(args.summary.read_text()))
         return
-    only = set(filter(None, args.only.split(",")))
-    args.keep.mkdir(parents=True, exist_ok=True)
-    rows = []
-    for label, path, rate, mode in cases()[args.start:]:
-        paths = only - set(ROBOTS) - set(MODES)
-        if (only & set(ROBOTS) and label not in only or only & set(MODES) and mode not in only
-                or paths and not paths & {path, f"{path}@{rate:g}"}):
-            continue
-        rows.append(one(args.keep, label, path, rate, mode, not args.no_peer))
-        s17.show(rows[-1])
-        if args.json:
-            args.json.write_text(json.dumps(rows, indent=1))
-    summary(rows)
-
+    s17.swept(args, cases()[args.start:], one, s17.show, summary, ROBOTS, MODES)
 
 if __name__ == "__main__":
     main()
