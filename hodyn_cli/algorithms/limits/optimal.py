@@ -1235,19 +1235,15 @@ class Optimal:
                  for (arc, law), rows in zip(arcs.found, arcs.rows, strict=True)]
         if all(spans is None for spans in dense):
             return
-        before, duration = {name: getattr(self, name) for name in _PLAYED}, self.duration
-        # (and what the smoothings learn of failed fits: a rerun not kept leaves them as
-        # they were)
-        before.update(_lazy=self._lazy, _failed=set(self._failed))
+        before = self._state(_PLAYED)
         try:
             again = self._arcs(chunks, finer, dense)
             kept = not isinstance(again, str) and self._played(again) is None and (
-                self.duration < duration)
+                self.duration < before["duration"])
         except (TrajectoryError, Infeasible):  # (its fit not lazy, as after an _Again: the
             kept = False                       # law found before is not lost to the rerun)
         if not kept:
-            for name, value in before.items():
-                setattr(self, name, value)
+            self._restore(before)
 
     def _arcs(self, chunks: Callable[[], Iterable[Trajectory]], finer: int | None = None,
               dense: list[np.ndarray | None] | None = None) -> _Arcs | str:
@@ -2101,7 +2097,7 @@ class Optimal:
                     start = replace(self.path.law,
                                     coefficients=self.path.law.coefficients * self.scale**2)
                     continue
-                if passed is not None and passed[0] < self.duration:
+                if passed is not None and passed["duration"] < self.duration:
                     self._restore(passed)
                 assert self.final is not None
                 return self.final
@@ -2237,20 +2233,23 @@ class Optimal:
         fit, found, _ = self._fitted(chunks())
         self.final = _no_faster(fit.solve() or found, uniform)
         self.scale, self.slowed = 1.0, None
-        if self.duration >= before[0] and not keep:  # (keep: the result before fails validate)
+        if self.duration >= before["duration"] and not keep:  # (keep: the result before fails validate)
             self._restore(before)
         else:  # (the input's own samples played slower: no raised rate for the notice to explain)
             self.raised = None
 
-    def _state(self) -> tuple:
-        """The result as it stands: (duration, plan, final fit, scale, peak, slowed, and the
-        plan's stretches: :attr:`rests`, :attr:`peaks`, which describe the plan restored)."""
-        return (self.duration, self.path, self.final, self.scale, self.peak, self.slowed,
-                self.rests, self.peaks)
+    def _state(self, names: tuple[str, ...] = ()) -> dict:
+        """The result as it stands: its ``duration`` and the attributes of :data:`_RESULT`
+        and ``names`` (:data:`_PLAYED`: what the smoothings set), a set copied (``_failed``
+        grows in place)."""
+        return {"duration": self.duration} | {
+            name: set(value) if isinstance(value := getattr(self, name), set) else value
+            for name in _RESULT + names}
 
-    def _restore(self, state: tuple) -> None:
-        (_, self.path, self.final, self.scale, self.peak, self.slowed, self.rests,
-         self.peaks) = state
+    def _restore(self, state: dict) -> None:
+        for name, value in state.items():
+            if name != "duration":  # (the result's, derived)
+                setattr(self, name, value)
 
     def _resampled(self, chunks: Callable[[], Iterable[Trajectory]], from_rest: bool = False
                    ) -> bool:
@@ -2660,10 +2659,13 @@ def _beaten(i: int, fits: list[Optimal], done: Optimal | None) -> bool:
 #: Borinot's passes' law 0.35 % over its optimum) within goal 1's 0.5 %. The rows it skips
 #: that gained, by 0.02-0.13 %, stay within 0.5 % of toppra (-0.43 to +0.14 %; rows22b)
 DENSER_GAP = 1e-3
-#: what :meth:`Optimal._smoothings` sets where its law is played: kept by
-#: :meth:`Optimal._denser` where the law on the denser grid is not shorter
-_PLAYED = ("path", "final", "scale", "orders", "slowed", "source", "used", "ran", "peak",
-           "smoothed")
+#: a result (:meth:`Optimal._state`): the plan, its final fit, scale, peak and slowing, and
+#: the plan's stretches (:attr:`~Optimal.rests`, :attr:`~Optimal.peaks`, which describe it)
+_RESULT = ("path", "final", "scale", "peak", "slowed", "rests", "peaks")
+#: and what :meth:`Optimal._smoothings` sets where its law is played, with what they learn
+#: of failed fits: kept by :meth:`Optimal._denser` where the law on the denser grid is not
+#: shorter
+_PLAYED = ("orders", "source", "used", "ran", "smoothed", "_lazy", "_failed")
 
 
 def _played_span(inner: Optimal) -> float:
