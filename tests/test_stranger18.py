@@ -149,12 +149,11 @@ def test_go1s_leg_on_a_nine_harmonic_fourier_path_is_near_toppra(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the local slowing's samplings "
-                   "made for the whole path at once: 890-915 MB (issue 37 goal 4: memory)")
 def test_baxters_loop_at_1_khz_keeps_its_memory_bounded(tmp_path):
-    """Baxter's loop at 1 kHz (3001 samples; vt): 890-915 MB peak RSS and 6.7 s of CPU (at
-    100 Hz 71 MB, at 10 kHz, 7501 samples, 177 MB); numpy's live memory peaks at 829 MB in
-    jets.hermite (local.candidates' samplings, every joint's laws at once); 2.48998 s, toppra
+    """Baxter's loop at 1 kHz (3001 samples; vt): was 890-915 MB peak RSS and 6.7 s of CPU (at
+    100 Hz 71 MB, at 10 kHz, 7501 samples, 177 MB); numpy's live memory peaked at 829 MB in
+    jets.hermite (local.candidates' samplings, every joint's laws at once). Since z1mem22
+    (`_beyond`'s finer samples made 2 x local.ROWS at a time) 121 MB; 2.48998 s, toppra
     2.4900 s."""
     from conftest import peak_rss_mib
 
