@@ -33,11 +33,13 @@ exists and so does ``q^(D)``, which ``hodyn validate``'s check of the highest on
 the time ``T = int ds / sqrt(x)`` is minimised by a sequence of linear
 programmes (HiGHS) over its coefficients, the limits imposed at the grid points:
 
-* velocity, torque, motor torque and current without friction (order 0, and qd): linear in
-  x, x' as they stand;
-* torque rate, motor speed (order 1): ``|L(x, x', x'')| <= R / sqrt(x)`` with L linear; the
-  convex ``R / sqrt(x)`` is replaced by its tangent at the current x, which lies below it, so
-  every programme's solution is feasible (an inner approximation);
+* torque, motor torque and current without friction (order 0): linear in x, x' as they
+  stand;
+* velocity (``qd = q' sqrt(x)``), torque rate, motor speed (order 1): ``|L(x, x', x'')| <= R /
+  sqrt(x)`` with L linear (a velocity's L a constant); the convex ``R / sqrt(x)`` is replaced
+  by its tangent at the current x, which lies below it, so every programme's solution is
+  feasible (an inner approximation; a velocity's tangent rows bound x alone and fold into the
+  trust region's upper side, :mod:`~hodyn_cli.algorithms.limits.sequential`);
 * torque acceleration and friction: linearised at the current x; a step may leave them by
   each of :data:`SLACKS` in turn;
 * the objective is T linearised at the current x (``-int (x - x_k) / (2 x_k^(3/2)) ds``)
