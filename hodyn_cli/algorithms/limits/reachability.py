@@ -758,62 +758,54 @@ def _ends_finer(points: Column | Grid, ends: tuple[bool, bool]) -> Column:
     END), a block at a time (memory: a block's)."""
     M = len(points)
     n = min(END, (M - 1) // 4)
-    fractions = np.arange(END_FINER) / END_FINER
-
-    def cut(at: np.ndarray) -> np.ndarray:  # (each interval's first point and its cuts)
-        return (at[:-1, None] + np.diff(at)[:, None] * fractions).ravel()
-
     first, last = (n if ends[0] else 0), (M - 1 - n if ends[1] else M - 1)
 
-    def blocks() -> Iterator[tuple[int, np.ndarray]]:
-        at = 0
-        if ends[0]:
-            yield at, cut(np.asarray(points[0 : n + 1], dtype=float))
-            at += END_FINER * n
-        for a in range(first, last, BLOCK):
-            block = np.asarray(points[a : min(a + BLOCK, last)], dtype=float)
-            yield at, block
-            at += len(block)
-        if ends[1]:
-            yield at, cut(np.asarray(points[last:M], dtype=float))
-            at += END_FINER * n
-        yield at, np.asarray(points[M - 1 : M], dtype=float)
+    def near_ends(a: int, at: np.ndarray) -> np.ndarray:
+        interval = a + np.arange(len(at) - 1)
+        return (interval < first) | (interval >= last)
 
-    count = M + (END_FINER - 1) * n * sum(ends)
-    made = _stored(count, blocks())
-    return made[:] if count <= BLOCK else made  # (one block: :func:`_kept`'s)
+    return _cut(points, END_FINER, near_ends)
 
 
 def _spans_finer(points: Column | Grid, spans: np.ndarray) -> Column:
     """``points`` with each interval whose middle lies within one of ``spans`` ((k, 2),
     sorted, apart: :func:`denser`) cut into :data:`DENSER`, a block at a time (memory: a
     block's)."""
-    M = len(points)
-    fractions = np.arange(DENSER) / DENSER
 
-    def inside(at: np.ndarray) -> np.ndarray:  # (each interval of at's: whether it is cut)
+    def inside(a: int, at: np.ndarray) -> np.ndarray:
         middle = (at[:-1] + at[1:]) / 2
         k = np.searchsorted(spans[:, 0], middle, side="right") - 1
         return (k >= 0) & (middle <= spans[np.maximum(k, 0), 1])
 
-    def read(a: int) -> np.ndarray:  # (points a .. a + BLOCK, the next block's first too)
+    return _cut(points, DENSER, inside)
+
+
+def _cut(points: Column | Grid, parts: int,
+         where: Callable[[int, np.ndarray], np.ndarray]) -> Column:
+    """``points`` with each interval that ``where(a, at)`` picks (``at``: points a .. a +
+    BLOCK, the next block's first too; one bool an interval) cut into ``parts`` equal ones,
+    a block at a time (memory: a block's; in memory where the result is one block,
+    :func:`_kept`'s)."""
+    M = len(points)
+    fractions = np.arange(parts) / parts
+
+    def read(a: int) -> np.ndarray:
         return np.asarray(points[a : min(a + BLOCK + 1, M)], dtype=float)
 
-    cut = sum(int(inside(read(a)).sum()) for a in range(0, M - 1, BLOCK))
+    cut = sum(int(where(a, read(a)).sum()) for a in range(0, M - 1, BLOCK))
 
     def blocks() -> Iterator[tuple[int, np.ndarray]]:
         at = 0
         for a in range(0, M - 1, BLOCK):
             block = read(a)
-            steps, where = np.diff(block), inside(block)
             # (an interval not cut: its first point alone)
-            made = (block[:-1, None] + steps[:, None] * fractions)[where[:, None] | (
-                fractions == 0)]
+            made = (block[:-1, None] + np.diff(block)[:, None] * fractions)[
+                where(a, block)[:, None] | (fractions == 0)]
             yield at, made
             at += len(made)
         yield at, np.asarray(points[M - 1 : M], dtype=float)
 
-    count = M + (DENSER - 1) * cut
+    count = M + (parts - 1) * cut
     made = _stored(count, blocks())
     return made[:] if count <= BLOCK else made
 
