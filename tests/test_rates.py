@@ -336,7 +336,12 @@ def test_a_path_of_10_5_samples_keeps_its_limits_with_its_duration(tmp_path):
         assert run.returncode == 0, (args[0], run.stderr)
     with h5py.File(out) as f:
         assert f.attrs["solver"] == "reachability" and f.attrs["grid_points"] == 300_004
-        assert f.attrs["duration"] == pytest.approx(343.0262580954074, rel=1e-12)
+        # (the kernel variant's rounding moves the local slowing's places, so the pin is a
+        # band: 343.0262580954074 s with the AVX-512 kernel on a Xeon, 343.00480017552593 s
+        # with AVX2 + FMA on an AMD EPYC, 343.00805047735093 s with the portable kernel
+        # there, 2026-12-02: a spread of 6.3e-5)
+        assert 343.0262580954074 * (1 - 1e-4) < f.attrs["duration"] < 343.0262580954074 * (
+            1 + 1e-6)
 
 
 def _ur5_corners(rate: float = 1000.0) -> tuple:
