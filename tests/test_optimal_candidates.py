@@ -199,7 +199,8 @@ def test_the_finer_scale_tries_its_narrowest_kernel_alone(monkeypatch):
     model, out, opt, fits = _g1_retimed(monkeypatch, [TURNS[0], TURNS[1]] * 2, 1.0)
     assert opt.used == "reachability"
     assert sum(fits) == 3
-    assert opt.duration == pytest.approx(0.5458522127325595, rel=1e-12)  # (HODYN_NO_KERNEL: 3e-14 off)
+    assert opt.duration == pytest.approx(0.5458522127368023, rel=1e-12)  # (HODYN_NO_KERNEL: 3e-14 off;
+    # 0.5458522127325595 before the shape points were graded, shape22)
     _within_and_valid(model, out)
 
 
@@ -223,5 +224,6 @@ def test_a_law_within_the_rows_is_made_for_the_narrowest_kernel_alone(monkeypatc
     out, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability"
     assert set(reaches) == {0.005}
-    assert opt.duration == pytest.approx(1.1085158649134261, rel=1e-12)  # (HODYN_NO_KERNEL: 3e-14 off)
+    assert opt.duration == pytest.approx(1.1085158649202227, rel=1e-12)  # (HODYN_NO_KERNEL: 3e-14 off;
+    # 1.1085158649134261 before the shape points were graded, shape22)
     _within_and_valid(model, out)
