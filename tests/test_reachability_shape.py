@@ -190,7 +190,7 @@ def test_a_path_turning_sharply_everywhere_takes_as_many_shape_points_again_at_m
         (c, d), (-w * d, w * c), (-(w**2) * c, -(w**2) * d), (w**3 * d, -(w**3) * c))], axis=1)
     table = reachability.lengths(Trajectory(("a", "b"), jet, s))
     length = float(table.points[-1][reachability.SIGMA])
-    *_, (_, _, extra) = reachability._measure(table, 400)
+    *_, (_, _, extra, _) = reachability._measure(table, 400)
     assert extra[-1] > 2 * 400  # (3.1 times in all)
     [(_, _, count)], target = reachability._targets(table, [0.0, length], 400)
     assert count == 801 and len(target) == 801

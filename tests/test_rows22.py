@@ -203,5 +203,6 @@ def test_a_denser_rerun_that_fails_or_is_longer_keeps_the_law_found_before(
     model, traj = borinot
     first, alone = stretch_without_rerun
     out, opt = _stretch_with_failing_rerun(model, _part(traj, 70, 100), monkeypatch, failure)
-    assert opt.duration == alone.duration == pytest.approx(0.31097, abs=1e-5)
+    # (0.31097 s before the shape points were graded, shape22: the shape as far off the path)
+    assert opt.duration == alone.duration == pytest.approx(0.29435, abs=1e-5)
     assert np.array_equal(out.derivatives, first.derivatives) and np.array_equal(out.t, first.t)

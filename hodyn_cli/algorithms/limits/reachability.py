@@ -146,14 +146,32 @@ class Turns:
     """Where points crowd where the path turns (:func:`_measure`): one every ``angle`` (rad)
     of its turning where that is denser than the points uniform in arc length, and ``sharp``
     times as dense at least (else uniform there), at most ``densest`` times as dense; the
-    turning adds ``more`` times the uniform points at most in all (:func:`_targets`)."""
+    turning adds ``more`` times the uniform points at most in all (:func:`_targets`);
+    ``grade``: where above 0, the points' spacing graded (:func:`_graded`)."""
 
     angle: float
     densest: float
     more: float = 1.0
     sharp: float = 0.0
+    grade: float = 0.0
 
 
+#: the shape points' spacing grows by at most this share of itself from one to the next
+#: (:func:`_graded`): the turning measure alone made it jump up to DENSEST times between
+#: table intervals, and the degree-7 spline through the points rang there (the generic
+#: quadruped's leg along a 9-harmonic Fourier path: the shape 76 rad off the path between
+#: its knots, which are on it); moving averages of the points (:func:`_calmed`) spread its
+#: hairpins' points out (5.5e-3 rad off). Measured on that leg's fourier5s (100, 200 Hz) and
+#: fourier9 (20, 100, 1000 Hz) paths, the shape's largest distance from the path: 1.6e-4 ..
+#: 6.5e-4 rad at 0.1 and at 0.2 (6-33 % more shape points than ungraded; 0.1: 17-38 %),
+#: 5.6e-4 .. 1.1e-3 at 0.3, 0.035 .. 0.17 at 0.5 (the spline rings again)
+GRADE = 0.2
+#: the passes at most that scale the turning's points down where they add too many
+#: (:func:`_targets`): ungraded, the extra is linear in the scale, one pass; graded, it
+#: falls more slowly, each pass then by the secant of log extra in log scale (the
+#: quadruped's leg's fourier9 paths at 20 and 100 Hz: scales 0.786, 0.653, 0.6416, 0.6414,
+#: the last within the cap; the proportional step alone, 0.787 .. 0.657, still over it)
+SCALINGS = 4
 #: the reachability grid's :class:`Turns` (:func:`_grids`): a point every 0.005 rad of the
 #: path's turning where that is 8 times as dense as the grid uniform in arc length at least
 #: (the bench's inputs turn by 1.8 times at most: their grids uniform, the same bits; at 4,
@@ -823,26 +841,48 @@ def _ended(points: Column, end: float) -> np.ndarray | StoredGrid:
 
 
 def _measure(table: Table, shape_points: int, scale: float = 1.0,
-             turns: Turns | None = None) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """(sigma, tau, extra) at the table's points a block at a time (each block led by the
-    one before's last point): tau counts the shape points placed up to each point,
+             turns: Turns | None = None
+             ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]:
+    """(sigma, tau, extra, spacing) at the table's points a block at a time (each block led
+    by the one before's last point): tau counts the shape points placed up to each point,
     ``shape_points`` uniform over the arc length and, where the path turns by more than
-    :data:`ANGLE` between two of those, one every ANGLE of its turning instead, at most
-    :data:`DENSEST` times as many there (:func:`_targets`); ``extra``: what the turning added
-    to tau up to each point, times ``scale``. Turning is not counted about a rest (either
-    point's speed below :data:`REST` of the fastest), where the direction ``q' / |q'|`` is
-    rounding's. ``turns``: the shape points' (ANGLE, DENSEST: :class:`Turns`), or the
-    grid's (:data:`GRID_TURNS`)."""
+    ``turns.angle`` between two of those, one every angle of its turning instead, at most
+    ``turns.densest`` times as many there (:func:`_targets`); ``extra``: what the turning
+    (and grading) added to tau up to each point, times ``scale``; ``spacing``: where
+    ``turns.grade``, the graded spacing at each point (:func:`_graded`: tau's increments
+    from it, :func:`_inverse`), else None. ``turns``: the shape points' (by default: one
+    every :data:`ANGLE`, at most :data:`DENSEST` times as dense, graded by :data:`GRADE`) or
+    the grid's (:data:`GRID_TURNS`)."""
+    turns = turns or Turns(ANGLE, DENSEST, grade=GRADE)
+    graded = _graded(table, shape_points, scale, turns) if turns.grade else None
+    tau, extra = 0.0, 0.0
+    for a, sigma, uniform, more in _wanted(table, shape_points, scale, turns):
+        spacing = None
+        if graded is not None:
+            spacing = graded[a : a + len(sigma)]
+            more = _increments(np.diff(sigma), spacing[:-1], spacing[1:]) - uniform
+        # (carried on from the block before: the same additions in the same order as the
+        # whole table's, Lengths.table; the targets are then the same to the bit)
+        measure = np.cumsum(np.concatenate([[tau], uniform + more]))  # (at the point before)
+        added = np.cumsum(np.concatenate([[extra], more]))
+        tau, extra = float(measure[-1]), float(added[-1])
+        yield sigma, measure, added, spacing
+
+
+def _wanted(table: Table, shape_points: int, scale: float, turns: Turns
+            ) -> Iterator[tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+    """(a, sigma, uniform, more) a block of the table at a time (sigma: its points a ..,
+    led by the block before's last): the shape points each interval has uniform in arc
+    length, and those its turning adds (:func:`_measure`, ungraded)."""
     length = float(table.points[-1][SIGMA])
     per_sigma, still = shape_points / length, REST * table.fastest
-    turns = turns or Turns(ANGLE, DENSEST)
-    tau, extra, before = 0.0, 0.0, None
-    for _, block in table.blocks():
+    before = None
+    for a, block in table.blocks():
         sigma, speed, turned = block[:, SIGMA], block[:, SPEED], block[1:, TURNED]
         if before is not None:
             sigma, speed = np.concatenate([before[:1], sigma]), np.concatenate([before[1:],
                                                                                  speed])
-            turned = block[:, TURNED]
+            turned, a = block[:, TURNED], a - 1
         uniform = np.diff(sigma) * per_sigma
         moving = (speed[:-1] >= still) & (speed[1:] >= still)
         wanted = np.where(moving, turned / turns.angle, 0.0)
@@ -850,13 +890,58 @@ def _measure(table: Table, shape_points: int, scale: float = 1.0,
             wanted, uniform, turns.densest * uniform), uniform) - uniform
         if scale != 1.0:
             more *= scale
-        # (carried on from the block before: the same additions in the same order as the
-        # whole table's, Lengths.table; the targets are then the same to the bit)
-        measure = np.cumsum(np.concatenate([[tau], uniform + more]))  # (at the point before)
-        added = np.cumsum(np.concatenate([[extra], more]))
-        tau, extra, before = float(measure[-1]), float(added[-1]), np.array([sigma[-1],
-                                                                              speed[-1]])
-        yield sigma, measure, added
+        before = np.array([sigma[-1], speed[-1]])
+        yield a, sigma, uniform, more
+
+
+def _graded(table: Table, shape_points: int, scale: float, turns: Turns) -> Stored:
+    """(F,) on disk: the shape points' spacing at each table point, graded: the least of
+    each interval's own (its length over its points, :func:`_wanted`) plus ``turns.grade``
+    times its distance from the point, ``min_j h_j + grade |sigma - sigma_j|``, so that it
+    changes by at most ``grade`` of itself over one spacing and nowhere exceeds what the
+    turning asks. Two sweeps of running minima (forward, then backward over the blocks in
+    reverse), a block at a time."""
+    r, F = turns.grade, len(table.points)
+    forward, behind = Stored(F), Stored(F)  # (the forward sweep; each interval's h + r sigma
+    carry = np.inf  # from its first point)
+    for a, sigma, uniform, more in _wanted(table, shape_points, scale, turns):
+        length, count = np.diff(sigma), uniform + more
+        own = np.divide(length, count, out=np.full(len(length), np.inf), where=count > 0)
+        leftward = np.minimum.accumulate(np.concatenate([[carry], own - r * sigma[1:]]))
+        forward.write(a, leftward + r * sigma)
+        behind.write(a, np.concatenate([own + r * sigma[:-1], [np.inf]]))
+        carry = float(leftward[-1])
+    out, carry = Stored(F), np.inf
+    for a in reversed(range(0, F, BLOCK)):
+        b = min(a + BLOCK, F)
+        sigma = table.column(a, b, SIGMA)
+        rightward = np.minimum.accumulate(np.concatenate([behind[a:b], [carry]])[::-1])[::-1]
+        out.write(a, np.minimum(forward[a:b], rightward[:-1] - r * sigma))
+        carry = float(rightward[0])
+    return out
+
+
+def _increments(length: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The shape points over intervals of ``length`` whose spacing goes linearly from ``a``
+    to ``b``: the integral of 1 / spacing, ``length log(b / a) / (b - a)``."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.log1p((b - a) / a) / (b - a)
+    return length * np.where(b == a, 1 / a, ratio)
+
+
+def _inverse(tau: np.ndarray, measure: np.ndarray, sigma: np.ndarray, spacing: np.ndarray
+             ) -> np.ndarray:
+    """The arc lengths of the measure's values ``tau`` (sorted, within ``measure``'s) on
+    the table's points ``sigma`` (``measure`` and ``spacing`` at each): within an interval
+    the spacing linear in sigma, ``h = a + s (sigma - sigma_0)``, so that ``sigma = sigma_0
+    + a (exp(s (tau - tau_0)) - 1) / s`` (:func:`_increments`' inverse)."""
+    i = np.clip(np.searchsorted(measure, tau, side="right") - 1, 0, len(sigma) - 2)
+    a, length = spacing[i], sigma[i + 1] - sigma[i]
+    slope = np.divide(spacing[i + 1] - a, length, out=np.zeros(len(i)), where=length > 0)
+    step = tau - measure[i]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        curved = a * np.expm1(slope * step) / slope
+    return np.minimum(sigma[i] + np.where(slope == 0, a * step, curved), sigma[i + 1])
 
 
 def _targets(table: Table, cuts: list[float], shape_points: int,
@@ -875,17 +960,26 @@ def _targets(table: Table, cuts: list[float], shape_points: int,
     turning sharply everywhere), so the shape's knots in memory stay within two numbers an
     input sample (:data:`MOST_SAMPLES`). ``turns``: :func:`_measure`'s; ``turned``: where
     given, whether each piece's points follow its turning appended to it (else uniform)."""
-    at, scale = np.zeros((len(cuts), 2)), 1.0  # (tau and extra at each cut)
     more = 1.0 if turns is None else turns.more
-    edges = np.asarray(cuts)
-    for _ in range(2):  # (a second pass where the turning adds too many)
-        for sigma, tau, extra in _measure(table, shape_points, scale, turns):
+    edges, scale, most = np.asarray(cuts), 1.0, more * shape_points * (1 + 1e-9)
+
+    def at_cuts() -> np.ndarray:  # (tau and extra at each cut)
+        at = np.zeros((len(cuts), 2))
+        for sigma, tau, extra, _ in _measure(table, shape_points, scale, turns):
             inside = (edges >= sigma[0]) & (edges <= sigma[-1])
             at[inside] = np.stack([np.interp(edges[inside], sigma, tau),
                                    np.interp(edges[inside], sigma, extra)], axis=1)
-        if at[-1, 1] <= more * shape_points * (1 + 1e-9):
+        return at
+
+    at, elasticity, before = at_cuts(), 1.0, None
+    for _ in range(SCALINGS):  # (more passes where the turning adds too many)
+        if at[-1, 1] <= most:
             break
-        scale = more * shape_points / at[-1, 1]  # (the extra is linear in it)
+        if before is not None:  # (graded, the extra falls more slowly: its secant's)
+            elasticity = np.log(at[-1, 1] / before[1]) / np.log(scale / before[0])
+        before = (scale, float(at[-1, 1]))
+        scale *= (most / at[-1, 1]) ** (1 / elasticity)  # (linear: exact, one pass)
+        at = at_cuts()
     length = float(table.points[-1][SIGMA])
     spans, turning = [], []
     for lo, hi, (a, e), (b, f) in zip(cuts[:-1], cuts[1:], at[:-1], at[1:], strict=True):
@@ -914,7 +1008,7 @@ def _targets(table: Table, cuts: list[float], shape_points: int,
     # the path)
     pieces = np.cumsum([0] + [count for *_, count in spans])
     c = 0
-    for sigma, tau, _ in _measure(table, shape_points, scale, turns):
+    for sigma, tau, _, spacing in _measure(table, shape_points, scale, turns):
         while c < len(target):
             k = int(np.searchsorted(pieces, c, side="right")) - 1
             if not turning[k]:
@@ -924,7 +1018,8 @@ def _targets(table: Table, cuts: list[float], shape_points: int,
             n = int(np.searchsorted(chunk, tau[-1], side="right"))
             if n == 0:
                 break
-            target.write(c, np.interp(chunk[:n], tau, sigma))
+            target.write(c, np.interp(chunk[:n], tau, sigma) if spacing is None
+                         else _inverse(chunk[:n], tau, sigma, spacing))
             c += n
     if c < len(target):  # (rounding past the last point: the path's end)
         target.write(c, np.full(len(target) - c, length))
