@@ -48,3 +48,28 @@ def test_the_shape_points_spacing_changes_gradually():
     # points 2.93 where the speed dips within a table interval, its s linear there; ungraded
     # 10.2)
     assert np.max(np.maximum(h[1:] / h[:-1], h[:-1] / h[1:])) < 4
+
+
+def test_a_played_law_that_stops_at_a_hairpin_is_not_sampled(tmp_path):
+    """The whole 5 s of that path at 100 Hz (501 samples): on the grid made denser where the
+    smoothing left the rows (``Optimal._denser``), the passes' law stopped at a hairpin's apex
+    (x = 0), its smoothed law played 4.8e146 s, and sampling it at the output's rate raised an
+    OverflowError (exit 3). A played law over ``optimal.SLOWEST`` times the uniform scaling's
+    is refused (its fit could not make it the shorter): the law found before is kept,
+    0.0816839 s against the uniform scaling's 0.147675 s."""
+    from test_base_parameters import public_robot
+
+    import hodyn_cli
+    from hodyn_cli.io import read_trajectory
+    from hodyn_cli.pipeline.trajectories import generate_file
+
+    robot = str(public_robot("quadruped_description/urdf/quadruped.urdf"))
+    joints = hodyn_cli.load_robot(robot).joint_names
+    model = hodyn_cli.load_robot(robot, lock={n: 0.0 for n in joints
+                                              if n not in ("FL_HFE", "FL_KFE")})
+    src = tmp_path / "fourier5s.h5"
+    generate_file(model, "fourier", str(src), {"kind": "fourier", "urdf": robot}, check=False,
+                  rate=100.0, duration=5.0, harmonics=9, base_frequency=0.25, seed=7)
+    _, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(src), model, need=5))
+    assert opt.used == "reachability"
+    assert opt.duration < 0.56 * opt.uniform_duration, (opt.duration, opt.uniform_duration)

@@ -118,6 +118,12 @@ CORNERED_SLACK = 1.5
 #: the final uniform scaling is looked for among the speed-ups 1 +- FIT: first on SPEEDUPS,
 #: then by bisection between two of them
 FIT = 0.02
+#: a played law longer than this many times the uniform scaling's is not sampled (its fit
+#: speeds it up by FIT at most: never the shorter). The generic quadruped's leg along a
+#: 5 s Fourier path at 100 Hz: the passes' law on the denser grid (_denser) stopped at a
+#: hairpin's apex (x = 0 there), its smoothed law took 4.8e146 s, and sampling it raised an
+#: OverflowError (an internal error, exit 3)
+SLOWEST = 2.0
 #: the most a uniform scaling resampled at the output's rate is sped up (as k: 1 / (1 +
 #: FIT)), whatever its samples allow (:func:`_no_faster`)
 SPED = 1 / (1 + FIT)
@@ -1423,8 +1429,14 @@ class Optimal:
                 pieces = [(arc, replace(law, played=reachability.smoothed_shifted(law, reach)))
                           for arc, law in filled()]
             rises[steps, scale] = rise, flat
-            return reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
+            made = reachability.played(pieces, path_orders, names, t0, reach, rise, step(scale),
                                        flat, 1.0 / rate)
+            if made is not None and not made.duration <= SLOWEST * uniform.k * span:
+                # (sampled at the output's rate, such a law would be more samples than memory
+                # holds, and its fit cannot bring it below the uniform scaling's)
+                return (f"reachability's law played takes {made.duration:.4g} s, over "
+                        f"{SLOWEST:g} times the uniform scaling's {uniform.k * span:.4g} s")
+            return made
 
         def fitted(motion: reachability.Played, lazy: bool = False) -> Optimal:
             """The played motion scaled from rest onto the limits and resampled at the rate

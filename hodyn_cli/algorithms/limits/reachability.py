@@ -2558,6 +2558,12 @@ class Played:
     stored: list[tuple[Stored, Stored, list[tuple[int, int]]]] = dataclasses.field(
         default_factory=list, init=False, repr=False)
 
+    @property
+    def duration(self) -> float:
+        """From its first arc's start to its last arc's end (warped)."""
+        (_, _, first), (_, last, start) = self.laws[0], self.laws[-1]
+        return start + last.duration - first
+
     def __iter__(self) -> Iterator[Trajectory]:
         if self.kept:
             yield from self.kept
