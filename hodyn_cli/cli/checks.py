@@ -66,6 +66,11 @@ def validate(
     torque_rtol: Annotated[float | None, typer.Option(
         min=0, help="Tolerance of the --torques checks (relative to the largest computed "
                     "torque; default 1e-8).", show_default=False)] = None,
+    path: Annotated[str | None, typer.Option(
+        metavar="INPUT",
+        help="Also check that TRAJ follows INPUT's path (a retiming's input: q, qd at least): "
+             "each sample within 2e-4 of each joint's travel along INPUT from INPUT's "
+             "interpolant, at the path point nearest to it.", show_default=False)] = None,
     drives: DrivesFile = None,
     model_kind: DriveModel = None,
     rigid_drives: RigidDrives = False,
@@ -87,7 +92,7 @@ def validate(
     from hodyn_cli.pipeline.files import write_text
     from hodyn_cli.pipeline.report import render as render_report
     from hodyn_cli.pipeline.report import report_format
-    from hodyn_cli.pipeline.validation import validate_file
+    from hodyn_cli.pipeline.validation import path_check, validate_file
 
     fmt = report_format(report) if report else None
     model = s.model(robot, traj)
@@ -110,6 +115,8 @@ def validate(
             if value is not None}),
         simulate=simulate, drives=d, drive_model=(model_kind or ElasticModel.full).value,
         torques=torques)
+    if path is not None:
+        result.checks.append(path_check(model, traj, path))
     if report is not None and fmt is not None:
         write_text(report, render_report(result, fmt))
     render.validation(result)

@@ -1,0 +1,173 @@
+"""How far a retimed motion's samples lie from the path of the motion it retimes.
+
+A retiming (``hodyn retime``) changes the time law along a path, never the path: each output
+sample ``q`` should be a point ``q_in(s)`` of the input's own interpolant (the Hermite
+interpolant of its samples' derivatives, :func:`~hodyn_cli.algorithms.limits.programme.between`,
+the path every hodyn command plays between samples). :func:`strayed` measures, for every
+output sample, its distance from that path, joint by joint, at the path point nearest to it:
+
+1. **seed** -- both motions run along the path in the same direction, so the output's samples
+   are matched a chunk at a time to the nearest of the path's points spaced evenly along
+   it (:data:`DENSE` an input interval on average) within a window of the input that follows
+   the matching along (a k-d tree of the window: the cost is linear in both lengths, memory a
+   window's);
+2. **project** -- from each seed that may be the nearest's (within the seeds' spacing of the
+   nearest seed: a path that comes back near the sample has one too), Newton's method on
+   ``f(s) = (q_in(s) - q) . q_in'(s) = 0`` (``f' = |q_in'|^2 + (q_in - q) . q_in''``), kept
+   within the seed's neighbouring seeds: the foot of the perpendicular, exact to rounding
+   where the seed alone would leave up to half the seeds' spacing.
+
+A path that reverses (a cusp) or comes back through a point is matched to the nearest of its
+visits within the window, so the distance is never overstated. :data:`STRAY` is the
+tolerance ``hodyn validate --path`` and ``hodyn retime --optimal`` hold it to.
+
+>>> import numpy as np
+>>> from hodyn_cli.core.trajectory import Trajectory
+>>> t = np.linspace(0.0, 1.0, 11)
+>>> path = Trajectory(("a", "b"), np.stack([np.stack([t, t**2], 1), np.stack([1 + 0 * t, 2 * t],
+...     1), np.stack([0 * t, 2 + 0 * t], 1)], 1), t)
+>>> s = np.linspace(0.0, 1.0, 7) ** 2
+>>> on = np.stack([s, s**2], 1)
+>>> bool(strayed(path, on).distance.max() < 1e-12)
+True
+>>> off = on + [0.0, 0.01]
+>>> found = strayed(path, off)
+>>> round(float(found.distance.max()), 4), int(found.joint[found.distance.argmax()])
+(0.01, 1)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from hodyn_cli.algorithms.limits.programme import between
+from hodyn_cli.core.trajectory import Trajectory
+
+#: the input's points an interval the output's samples are first matched to (the seed)
+DENSE = 8
+#: the output's samples matched at once (a chunk)
+CHUNK = 8192
+#: the seeds looked at per sample (those within DELTA / 2 of the nearest projected: at most
+#: two a pass of the path near the sample)
+NEAREST = 16
+#: Newton steps of the projection (quadratic convergence from within half a dense spacing:
+#: 4 reach rounding on every path tried)
+NEWTON = 6
+#: the largest distance from the path, per joint, as a share of the joint's travel along the
+#: input (its largest position less its smallest; 1e-9 at least) that an output may have.
+#: Measured (retime --optimal's outputs): the iiwa's, Panda's and UR5's Fourier and
+#: point-to-point paths 1e-9 .. 1e-6 of it; the generic quadruped's leg along Fourier paths
+#: with hairpin turns at 20 Hz - 1 kHz up to 5e-5 (the shape's spline between its knots),
+#: and 0.017 (0.227 rad of 13 rad) before its shape points were graded
+STRAY = 2e-4
+
+
+@dataclass(frozen=True)
+class Strayed:
+    """Per output sample: ``distance`` (the largest joint's, in its unit), ``joint`` (which),
+    ``share`` (that distance over the joint's travel: what :data:`STRAY` bounds) and ``s``
+    (the input time of the path point nearest to it)."""
+
+    distance: np.ndarray
+    joint: np.ndarray
+    share: np.ndarray
+    s: np.ndarray
+
+    def worst(self) -> int:
+        """The sample with the largest ``share``."""
+        return int(np.argmax(self.share)) if len(self.share) else 0
+
+
+def travel(path: Trajectory) -> np.ndarray:
+    """(m,) each joint's largest position less its smallest along ``path`` (1e-9 at least)."""
+    q = path.derivatives[:, 0]
+    return np.maximum(q.max(axis=0) - q.min(axis=0), 1e-9)
+
+
+def strayed(path: Trajectory, q: np.ndarray) -> Strayed:
+    """Each of the samples ``q`` (N, m) of a motion along ``path`` (its times: the path
+    parameter s; positions and their derivatives, at least q') against ``path``'s own
+    interpolant: the module's seed and projection, a chunk of :data:`CHUNK` samples at a
+    time (:class:`Follower`)."""
+    follow = Follower(path, len(q))
+    parts = [follow(q[a : a + CHUNK]) for a in range(0, len(q), CHUNK)]
+    return Strayed(*(np.concatenate([getattr(p, f) for p in parts]) if parts else
+                     np.zeros(0, dtype=int if f == "joint" else float)
+                     for f in ("distance", "joint", "share", "s")))
+
+
+class Follower:
+    """The matching of a motion's samples to ``path`` (:func:`strayed`), chunk after chunk
+    in their order (``samples``: how many in all, where known: the first window's size)."""
+
+    def __init__(self, path: Trajectory, samples: int | None = None) -> None:
+        assert path.t is not None
+        t, d = path.t, path.derivatives
+        self.path, self.span = path, travel(path)
+        # (seeds spaced evenly along the path, not in time: DELTA apart in joint space at
+        # most, each interval's length its chord or its speed's, the larger)
+        h = np.diff(t)
+        length = np.maximum(np.linalg.norm(np.diff(d[:, 0], axis=0), axis=1), h * np.maximum(
+            np.linalg.norm(d[:-1, 1], axis=1), np.linalg.norm(d[1:, 1], axis=1)))
+        self.delta = max(float(length.sum()) / (DENSE * len(h)), 1e-300)
+        count = np.maximum(np.ceil(length / self.delta), 1).astype(int)
+        first = np.repeat(np.cumsum(count) - count, count)
+        k = np.arange(count.sum()) - first
+        at = np.repeat(np.arange(len(h)), count)
+        self.fine = np.append(t[at] + h[at] * k / count[at], t[-1])  # (rising)
+        per = len(self.fine) * CHUNK // max(samples or path.n_samples, 1)
+        self.start, self.window = 0, max(64 * DENSE, 4 * per)
+
+    def __call__(self, q: np.ndarray) -> Strayed:
+        path, fine = self.path, self.fine
+        if not len(q):
+            return Strayed(np.zeros(0), np.zeros(0, dtype=int), np.zeros(0), np.zeros(0))
+        while True:  # (the window grows until the chunk's last match lies well inside it)
+            stop = min(self.start + self.window, len(fine))
+            tree = cKDTree(between(path, fine[self.start : stop], 0))
+            seen, near = tree.query(q, k=min(NEAREST, stop - self.start))
+            seen, near = seen.reshape(len(q), -1), near.reshape(len(q), -1) + self.start
+            if stop == len(fine) or near[-1, 0] < self.start + 3 * self.window // 4:
+                break
+            self.window *= 2
+        # (the nearest path point lies within DELTA / 2 along the path of a seed, so that
+        # seed is within the nearest seed's distance + DELTA / 2: each such one projected,
+        # the nearest foot kept; a path that comes back near a point has a seed there too)
+        row, col = np.nonzero(seen <= seen[:, :1] + self.delta)
+        j = near[row, col]
+        s = _projected(path, q[row], fine[np.maximum(j - 1, 0)],
+                       fine[np.minimum(j + 1, len(fine) - 1)], fine[j])
+        distance = np.linalg.norm(between(path, s, 0) - q[row], axis=1)
+        best = np.full(len(q), np.inf)
+        np.minimum.at(best, row, distance)
+        pick = np.flatnonzero(distance == best[row])
+        pick = pick[np.unique(row[pick], return_index=True)[1]]  # (one a sample)
+        s = s[pick]
+        share = np.abs(between(path, s, 0) - q) / self.span
+        joint = share.argmax(axis=1)
+        worst = share[np.arange(len(q)), joint]
+        # (the next window from a quarter of this one behind its last match: the matching
+        # follows the motion along, a revisit ahead of it cannot take it away)
+        self.start = max(int(near[-1, 0]) - self.window // 4, 0)
+        return Strayed(worst * self.span[joint], joint, worst, s)
+
+
+def _projected(path: Trajectory, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+               s: np.ndarray) -> np.ndarray:
+    """The input times in [lo, hi] of the path points nearest to ``q`` (the perpendiculars'
+    feet): Newton's method on ``(q_in(s) - q) . q_in'(s)`` from ``s``, clipped to the
+    bracket (where it leaves it, or ``f'`` is not positive, the bracket's bisection)."""
+    for _ in range(NEWTON):
+        jet = between(path, s)
+        d, d1 = jet[:, 0] - q, jet[:, 1]
+        d2 = jet[:, 2] if jet.shape[1] > 2 else np.zeros_like(d1)
+        f = np.einsum("ij,ij->i", d, d1)
+        slope = np.einsum("ij,ij->i", d1, d1) + np.einsum("ij,ij->i", d, d2)
+        lo, hi = np.where(f > 0, lo, s), np.where(f > 0, s, hi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = s - f / slope
+        s = np.where((slope > 0) & (step >= lo) & (step <= hi), step, (lo + hi) / 2)
+    return s

@@ -1,0 +1,129 @@
+"""A retimed motion follows its input's path (issue 37 goal 2, stray22): ``hodyn validate
+--path INPUT`` measures each sample's distance from INPUT's interpolant
+(:mod:`hodyn_cli.algorithms.motion.stray`), and ``hodyn retime --optimal`` holds its own
+output to the same tolerance before writing it (auto: the windows instead). Before, neither
+looked: the generic quadruped's leg's optimal output lay 0.227 rad off its path at hairpin
+turns (shape22) while check and validate passed."""
+
+import h5py
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from conftest import URDF
+from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.motion import stray
+from hodyn_cli.cli.app import app
+from hodyn_cli.core.trajectory import Trajectory
+
+IIWA = str(URDF / "iiwa14.urdf")
+
+
+def _curve(t: np.ndarray, w: float = 1.0) -> Trajectory:
+    """A figure eight, (sin t, sin 2t) played at w: it crosses itself at the origin and
+    reverses nowhere; q, q', q'' exact."""
+    a = w * t
+    d = np.stack([np.stack([np.sin(a), np.sin(2 * a)], 1),
+                  w * np.stack([np.cos(a), 2 * np.cos(2 * a)], 1),
+                  -w**2 * np.stack([np.sin(a), 4 * np.sin(2 * a)], 1)], 1)
+    return Trajectory(("a", "b"), d, t)
+
+
+def test_a_motion_along_a_self_crossing_path_at_another_pace_lies_on_it():
+    path = _curve(np.linspace(0.0, 4 * np.pi, 201))  # (twice round: every point revisited)
+    t = np.linspace(0.0, 4 * np.pi, 1733)
+    q = _curve(4 * np.pi * (t / t[-1]) ** 2).derivatives[:, 0]  # (slow, then fast)
+    found = stray.strayed(path, q)
+    assert found.share.max() < 1e-7  # (the interpolant's error: 4e-9; a sample of one lap
+    # may be matched to the same point of the other: the distance is the same)
+
+
+def test_a_bent_stretch_is_found_where_it_is():
+    path = _curve(np.linspace(0.0, 2 * np.pi, 101))
+    q = _curve(np.linspace(0.0, 2 * np.pi, 5000)).derivatives[:, 0]
+    q[3000:3010, 1] += 0.003  # (3e-3 of b's travel, 2: 1.5e-3 > STRAY)
+    found = stray.strayed(path, q)
+    assert found.worst() in range(3000, 3010) and found.joint[found.worst()] == 1
+    assert found.share.max() > stray.STRAY
+    assert found.share[:3000].max() < 1e-7 and found.share[3010:].max() < 1e-7
+
+
+def test_a_reversing_path_is_matched_on_both_legs():
+    """A joint that goes out and back (a cusp at its turn): each sample matched to a point of
+    the path, whichever leg."""
+    t = np.linspace(0.0, 1.0, 51)
+    d = np.stack([np.stack([np.sin(np.pi * t)], 1), np.stack([np.pi * np.cos(np.pi * t)], 1)],
+                 1)
+    path = Trajectory(("a",), d, t)
+    q = np.sin(np.pi * np.linspace(0.0, 1.0, 777))[:, None]
+    assert stray.strayed(path, q).share.max() < 1e-7
+
+
+@pytest.fixture(scope="module")
+def retimed(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stray22")
+    src, out = folder / "in.h5", folder / "out.h5"
+    runner = CliRunner()
+    for args in (["generate", IIWA, "--kind", "fourier", "--rate", "100", "--duration", "2",
+                  "-o", str(src), "-q"],
+                 ["retime", IIWA, str(src), "--optimal", "-q", "-o", str(out)]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.output
+    return src, out
+
+
+def test_validate_path_passes_a_retiming_and_fails_a_bent_one(retimed, tmp_path):
+    src, out = retimed
+    runner = CliRunner()
+    res = runner.invoke(app, ["validate", IIWA, str(out), "--path", str(src), "--samples", "50"])
+    assert res.exit_code == 0, res.output
+    assert "follows --path" in res.output
+    bent = tmp_path / "bent.h5"
+    with h5py.File(out) as f, h5py.File(bent, "w") as g:
+        for key in f:
+            g[key] = f[key][()]
+        g.attrs.update(f.attrs)
+        q = g["q"][()]
+        n = len(q)
+        q[n // 2 : n // 2 + 3, 3] += 0.01  # (a joint bent at three samples)
+        g["q"][...] = q
+    res = runner.invoke(app, ["validate", IIWA, str(bent), "--path", str(src), "--samples",
+                              "50"])
+    assert res.exit_code == 1, res.output
+    assert "follows --path" in res.output and "iiwa_joint_4" in res.output
+    res = runner.invoke(app, ["validate", IIWA, str(out), "--path", str(tmp_path / "no.h5")])
+    assert res.exit_code == 2 and "no.h5" in res.output
+
+
+def _bent_shape(monkeypatch, amplitude: float) -> None:
+    """The shape reachability plays moved off the path by ``amplitude sin(sigma / L)`` in
+    its first joint, with every sigma-derivative of that: the played motion is consistent,
+    only not on the path."""
+    jet, L = reachability.Arc.jet, 0.3
+
+    def bent(self, sigma, orders):
+        out = jet(self, sigma, orders)
+        for k in range(orders):
+            out[:, k, 0] += amplitude / L**k * np.sin(sigma / L + k * np.pi / 2)
+        return out
+
+    monkeypatch.setattr(reachability.Arc, "jet", bent)
+
+
+def test_the_retimings_own_check_gives_way_to_the_windows(retimed, tmp_path, monkeypatch):
+    src, _ = retimed
+    _bent_shape(monkeypatch, 0.02)
+    out = tmp_path / "out.h5"
+    runner = CliRunner()
+    res = runner.invoke(app, ["retime", IIWA, str(src), "--optimal", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "leaves the input's path" in res.output and "windows" in res.output
+    with h5py.File(out) as f:
+        assert f.attrs["solver"] == "windows"
+    res = runner.invoke(app, ["validate", IIWA, str(out), "--path", str(src), "--samples", "50"])
+    assert res.exit_code == 0, res.output
+    out.unlink()
+    res = runner.invoke(app, ["retime", IIWA, str(src), "--optimal", "--solver", "reachability",
+                              "-o", str(out)])
+    assert res.exit_code == 2 and "leaves the input's path" in res.output, res.output
+    assert not out.exists()
