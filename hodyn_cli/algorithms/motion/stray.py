@@ -47,12 +47,13 @@ from hodyn_cli.algorithms.limits.programme import between
 from hodyn_cli.core.trajectory import Trajectory
 
 #: the input's points an interval the output's samples are first matched to (the seed)
-DENSE = 8
+DENSE = 4
 #: the output's samples matched at once (a chunk)
 CHUNK = 8192
-#: the seeds looked at per sample (those within DELTA / 2 of the nearest projected: at most
-#: two a pass of the path near the sample)
-NEAREST = 16
+#: the seeds looked at per sample (those within the seeds' spacing of the nearest projected:
+#: about two a pass of the path near the sample; a path that passes a point many times, a
+#: periodic one, has its passes within a rounding of each other there: the nearest few tell)
+NEAREST = 8
 #: Newton steps of the projection (quadratic convergence from within half a dense spacing:
 #: 4 reach rounding on every path tried)
 NEWTON = 6
@@ -92,11 +93,7 @@ def strayed(path: Trajectory, q: np.ndarray) -> Strayed:
     parameter s; positions and their derivatives, at least q') against ``path``'s own
     interpolant: the module's seed and projection, a chunk of :data:`CHUNK` samples at a
     time (:class:`Follower`)."""
-    follow = Follower(path, len(q))
-    parts = [follow(q[a : a + CHUNK]) for a in range(0, len(q), CHUNK)]
-    return Strayed(*(np.concatenate([getattr(p, f) for p in parts]) if parts else
-                     np.zeros(0, dtype=int if f == "joint" else float)
-                     for f in ("distance", "joint", "share", "s")))
+    return Follower(path, len(q))(q)
 
 
 class Follower:
@@ -119,24 +116,49 @@ class Follower:
         at = np.repeat(np.arange(len(h)), count)
         self.fine = np.append(t[at] + h[at] * k / count[at], t[-1])  # (rising)
         per = len(self.fine) * CHUNK // max(samples or path.n_samples, 1)
-        self.start, self.window = 0, max(64 * DENSE, 4 * per)
+        self.start, self.window = 0, max(64 * DENSE, 2 * per)
 
     def __call__(self, q: np.ndarray) -> Strayed:
+        """The samples ``q`` (N, m), the next of the motion's (memory: :data:`CHUNK`'s)."""
+        parts = [self._chunk(q[a : a + CHUNK]) for a in range(0, len(q), CHUNK)]
+        return Strayed(*(np.concatenate([getattr(p, f) for p in parts]) if parts else
+                         np.zeros(0, dtype=int if f == "joint" else float)
+                         for f in ("distance", "joint", "share", "s")))
+
+    def _chunk(self, q: np.ndarray) -> Strayed:
         path, fine = self.path, self.fine
-        if not len(q):
-            return Strayed(np.zeros(0), np.zeros(0, dtype=int), np.zeros(0), np.zeros(0))
         while True:  # (the window grows until the chunk's last match lies well inside it)
             stop = min(self.start + self.window, len(fine))
-            tree = cKDTree(between(path, fine[self.start : stop], 0))
+            tree = cKDTree(_positions(path, fine[self.start : stop]))
             seen, near = tree.query(q, k=min(NEAREST, stop - self.start))
             seen, near = seen.reshape(len(q), -1), near.reshape(len(q), -1) + self.start
-            if stop == len(fine) or near[-1, 0] < self.start + 3 * self.window // 4:
+            if stop == len(fine) or near[-1, 0] < self.start + 7 * self.window // 8:
                 break
             self.window *= 2
+        s, share = self._feet(q, near[:, :1], np.zeros((len(q), 1), dtype=bool))
         # (the nearest path point lies within DELTA / 2 along the path of a seed, so that
-        # seed is within the nearest seed's distance + DELTA / 2: each such one projected,
-        # the nearest foot kept; a path that comes back near a point has a seed there too)
-        row, col = np.nonzero(seen <= seen[:, :1] + self.delta)
+        # seed is within the nearest seed's distance + DELTA / 2: where the nearest seed's
+        # foot is not on the path, each such one projected too and the nearest foot kept; a
+        # path that comes back near the sample has a seed there too. Only there: a periodic
+        # path's laps put NEAREST seeds within rounding of each other at every sample)
+        again = np.flatnonzero(share.max(axis=1) > STRAY / 16)
+        if len(again):
+            s[again], share[again] = self._feet(q[again], near[again],
+                                                seen[again] > seen[again, :1] + self.delta)
+        joint = share.argmax(axis=1)
+        worst = share[np.arange(len(q)), joint]
+        # (the next window from an eighth of this one behind its last match: the matching
+        # follows the motion along, a revisit ahead of it cannot take it away)
+        self.start = max(int(near[-1, 0]) - self.window // 8, 0)
+        return Strayed(worst * self.span[joint], joint, worst, s)
+
+
+    def _feet(self, q: np.ndarray, near: np.ndarray, skip: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(s, share (N, m)) of the nearest of the feet projected from the seeds ``near``
+        (N, k) but those ``skip`` of each sample ``q``."""
+        fine, path = self.fine, self.path
+        row, col = np.nonzero(~skip)
         j = near[row, col]
         s = _projected(path, q[row], fine[np.maximum(j - 1, 0)],
                        fine[np.minimum(j + 1, len(fine) - 1)], fine[j])
@@ -146,13 +168,14 @@ class Follower:
         pick = np.flatnonzero(distance == best[row])
         pick = pick[np.unique(row[pick], return_index=True)[1]]  # (one a sample)
         s = s[pick]
-        share = np.abs(between(path, s, 0) - q) / self.span
-        joint = share.argmax(axis=1)
-        worst = share[np.arange(len(q)), joint]
-        # (the next window from a quarter of this one behind its last match: the matching
-        # follows the motion along, a revisit ahead of it cannot take it away)
-        self.start = max(int(near[-1, 0]) - self.window // 4, 0)
-        return Strayed(worst * self.span[joint], joint, worst, s)
+        return s, np.abs(between(path, s, 0) - q) / self.span
+
+
+def _positions(path: Trajectory, s: np.ndarray) -> np.ndarray:
+    """(E, m) the path's positions at s, :data:`CHUNK` at a time (the Hermite interpolant's
+    temporaries, ~20 numbers a point, order and joint, are a chunk's)."""
+    return np.concatenate([between(path, s[a : a + CHUNK], 0) for a in range(0, len(s), CHUNK)]
+                          ) if len(s) else np.zeros((0, path.derivatives.shape[2]))
 
 
 def _projected(path: Trajectory, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
