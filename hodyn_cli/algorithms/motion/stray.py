@@ -59,10 +59,12 @@ NEAREST = 8
 NEWTON = 6
 #: the largest distance from the path, per joint, as a share of the joint's travel along the
 #: input (its largest position less its smallest; 1e-9 at least) that an output may have.
-#: Measured (retime --optimal's outputs): the iiwa's, Panda's and UR5's Fourier and
-#: point-to-point paths 1e-9 .. 1e-6 of it; the generic quadruped's leg along Fourier paths
-#: with hairpin turns at 20 Hz - 1 kHz up to 5e-5 (the shape's spline between its knots),
-#: and 0.017 (0.227 rad of 13 rad) before its shape points were graded
+#: Measured (retime --optimal's outputs, reachability's): the 21 inputs of
+#: benchmarks/bench_optimal_rates.py 1e-16 .. 3e-6 of it (3e-6 near a waypoint's rest, where
+#: the projection's steps are bisections); the generic quadruped's leg along Fourier paths
+#: with hairpin turns at 100 Hz - 1 kHz 2e-6 .. 7e-5 (the shape's spline between its knots:
+#: 1e-4 rad of the knee at 100 Hz), and 0.16 (0.227 rad of the knee's 1.43 rad) before its
+#: shape points were graded. Beyond it, ``retime --optimal`` plays the windows' law instead
 STRAY = 2e-4
 
 
