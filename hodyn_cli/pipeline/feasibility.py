@@ -212,7 +212,9 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
                 notify(Diagnostic("warning", f"{source}: {text}"))
         names = job.model.coordinate_names
         template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
-        path = _whole(opened, tuple(names))
+        # (a ball, planar or free joint's rows are its configuration's, then its velocity's:
+        # no Hermite interpolant of them is its path; not checked)
+        path = None if job.model.multi_dof else _whole(opened, tuple(names))
         follow = None if path is None else Follower(path)
         worst: tuple[float, float, str, float] = (0.0, 0.0, "", 0.0)
         try:

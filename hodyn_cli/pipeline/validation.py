@@ -134,6 +134,10 @@ def path_check(model: Model, source: str, path: str) -> Check:
     from hodyn_cli.errors import TrajectoryError
     from hodyn_cli.io import read_trajectory
 
+    if model.multi_dof:
+        raise TrajectoryError(f"{path}: --path takes robots of 1-DOF joints alone (a ball, "
+                              "planar or free joint's path is not its coordinates' "
+                              "interpolant)")
     given = read_trajectory(path, model, need=2)
     if given.n_samples < 2:
         raise TrajectoryError(f"{path}: --path needs 2 samples at least")
