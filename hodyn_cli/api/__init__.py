@@ -112,7 +112,7 @@ if TYPE_CHECKING:  # (what a type checker and a reader see; run, each is importe
         lock_joints,
         lock_value,
     )
-    from hodyn_cli.api.validation import validate_motion
+    from hodyn_cli.api.validation import path_check, validate_motion
     from hodyn_cli.core.gravity import GRAVITY
     from hodyn_cli.core.model import Model
     from hodyn_cli.core.trajectory import BaseMotion, Trajectory
@@ -153,7 +153,7 @@ HOMES = {
     "hodyn_cli.api.robots": (
         "base_motion", "check_number", "derivative_name", "joint_trajectory", "load_joints",
         "load_robot", "lock_joints", "lock_value"),
-    "hodyn_cli.api.validation": ("validate_motion",),
+    "hodyn_cli.api.validation": ("path_check", "validate_motion"),
     "hodyn_cli.core.gravity": ("GRAVITY",),
     "hodyn_cli.core.model": ("Model",),
     "hodyn_cli.core.trajectory": ("BaseMotion", "Trajectory"),
@@ -212,5 +212,5 @@ __all__ = [
     # designed motions
     "Design", "design_motion",
     # validation
-    "validate_motion",
+    "validate_motion", "path_check",
 ]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     )
     from hodyn_cli.algorithms.verification.validate import Report, Tolerances
 
-__all__ = ["validate_motion"]
+__all__ = ["validate_motion", "path_check"]
 
 
 def validate_motion(robot: Model, *derivatives: Any, t: Any = None, methods: Any = None,
@@ -110,3 +110,27 @@ def _carrying(motion: Trajectory, given: list[np.ndarray]) -> Trajectory:
         raise HodynError(f"tau and its derivatives need {motion.n_samples} samples, like q")
     return replace(motion, series={**(motion.series or {}),
                                    **{derivative_name("tau", k): g for k, g in enumerate(given)}})
+
+
+def path_check(motion: Trajectory, given: Trajectory, name: str = "the input"
+               ) -> ValidationCheck:
+    """``hodyn validate --path``'s check: whether ``motion`` (a retiming's output) lies on the
+    path of ``given`` (its input; q and q' at least, timed), each sample at most
+    :data:`~hodyn_cli.algorithms.verification.stray.STRAY` of each joint's travel along it
+    from its interpolant (:func:`~hodyn_cli.algorithms.verification.stray.strayed`);
+    ``name``: the input's, in the check's words."""
+    from hodyn_cli.algorithms.verification.checks import Check
+    from hodyn_cli.algorithms.verification.stray import STRAY, strayed
+
+    found = strayed(given, motion.derivatives[:, 0])
+    if not motion.n_samples:
+        return Check("path", "follows --path", "pass", 0.0, 0.0, STRAY)
+    w = found.worst()
+    share = float(found.share[w])
+    return Check(
+        "path", "follows --path", "pass" if share <= STRAY else "fail",
+        max_abs=float(found.distance[w]), max_rel=share, tolerance=STRAY,
+        worst_joint=motion.joint_names[int(found.joint[w])], worst_sample=w,
+        worst_time=None if motion.t is None else float(motion.t[w]),
+        detail=f"each sample's distance from {name}'s path (its interpolant), over the "
+               f"joint's travel along it; the worst at {name}'s t = {found.s[w]:.6g} s")

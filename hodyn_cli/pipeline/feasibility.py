@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from hodyn_cli import api
-from hodyn_cli.algorithms.motion.stray import STRAY, Follower
 from hodyn_cli.core.model import Diagnostic
 from hodyn_cli.core.trajectory import Trajectory, Wrenches
 from hodyn_cli.errors import HodynError, Infeasible
@@ -212,63 +211,9 @@ def retime_optimal_file(job: LawsJob, source: str, output: str, attrs: dict, lim
                 notify(Diagnostic("warning", f"{source}: {text}"))
         names = job.model.coordinate_names
         template = Trajectory(names, np.zeros((0, optimal.orders, len(names))), np.zeros(0))
-        # (a ball, planar or free joint's rows are its configuration's, then its velocity's:
-        # no Hermite interpolant of them is its path; not checked)
-        path = None if job.model.multi_dof else _whole(opened, tuple(names))
-        follow = None if path is None else Follower(path)
-        worst: tuple[float, float, str, float] = (0.0, 0.0, "", 0.0)
-        try:
-            with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],
-                                               {"joint_names": list(names), **attrs}) as sink:
-                for piece in optimal.retimed(reader):
-                    if follow is not None and piece.n_samples:
-                        found = follow(piece.derivatives[:, 0])
-                        w = found.worst()
-                        if found.share[w] > worst[0]:
-                            worst = (float(found.share[w]), float(found.distance[w]),
-                                     names[int(found.joint[w])], float(found.s[w]))
-                    sink.write(trajectory_datasets(piece, compact)[0])
-                if worst[0] > STRAY:  # (the output not written: the block ends raising)
-                    share, distance, joint, s = worst
-                    raise _Strayed(f"{source}: the retimed motion leaves the input's path by "
-                                   f"{distance:.3g} ({joint}, {share:.3g} of its travel, over "
-                                   f"{STRAY:g}) near the input's t = {s:.6g} s")
-                sink.attrs.update(optimal.attributes)
-        except _Strayed as e:
-            if solver != "auto" or optimal.used != "reachability":
-                raise HodynError(str(e)) from None
-            if notify is not None:
-                notify(Diagnostic("notice", f"{e}: the windows of linear programmes instead"))
-            return retime_optimal_file(job, source, output, attrs, limits, rate=rate,
-                                       grid=grid, compact=compact, uniform=uniform,
-                                       solver="windows", arc_grid=arc_grid, notify=notify,
-                                       progress=progress, **input_options)
+        with opened() as reader, open_sink(output, trajectory_datasets(template, compact)[1],
+                                           {"joint_names": list(names), **attrs}) as sink:
+            for piece in optimal.retimed(reader):
+                sink.write(trajectory_datasets(piece, compact)[0])
+            sink.attrs.update(optimal.attributes)
         return optimal
-
-
-class _Strayed(Exception):
-    """The retimed motion left its input's path (:data:`STRAY`)."""
-
-
-#: the longest input :func:`retime_optimal_file` holds whole to check that its output follows
-#: the input's path (``hodyn validate --path`` checks a longer one: a chunk of the output at a
-#: time against the input, held whole; 2 x 10^5 samples of 7 joints and 3 orders: 34 MB)
-FOLLOWED = 200_000
-
-
-def _whole(opened: Callable, names: tuple[str, ...]) -> Trajectory | None:
-    """The input (q, q', q'' where it has them) whole, None where longer than
-    :data:`FOLLOWED` samples."""
-    parts, samples = [], 0
-    with opened() as reader:
-        for chunk in reader:
-            samples += chunk.n_samples
-            if samples > FOLLOWED:
-                return None
-            parts.append((chunk.derivatives[:, :3], chunk.t))
-    if samples < 2 or any(t is None for _, t in parts):
-        return None
-    q = np.concatenate([d for d, _ in parts])
-    t = np.concatenate([t for _, t in parts])
-    keep = np.concatenate([[True], np.diff(t) > 0])  # (chunks that overlap by a sample)
-    return Trajectory(names, q[keep], t[keep])

@@ -16,6 +16,7 @@ import numpy as np
 from hodyn_cli import api
 from hodyn_cli.core.model import Diagnostic, Model
 from hodyn_cli.core.trajectory import Trajectory, derivative_name
+from hodyn_cli.errors import TrajectoryError
 from hodyn_cli.io.paths import listing
 from hodyn_cli.io.spool import Spool, spooled
 from hodyn_cli.io.torques import TorqueReader
@@ -27,8 +28,7 @@ from hodyn_cli.pipeline.protocols import Notify, tell
 from hodyn_cli.pipeline.stream import default_jobs
 
 if TYPE_CHECKING:
-    from hodyn_cli.algorithms.verification.checks import Check
-    from hodyn_cli.api.validation import Report
+    from hodyn_cli.api.validation import Report, ValidationCheck
 
 __all__ = ["validate_file", "path_check"]
 
@@ -124,14 +124,11 @@ def torque_notes(given: TorqueReader) -> list[Diagnostic]:
     return notes
 
 
-def path_check(model: Model, source: str, path: str) -> Check:
-    """``hodyn validate --path``: whether the trajectory at ``source`` (a retiming's output)
-    lies on the path of the one at ``path`` (its input; q and q' at least), each sample at
-    most :data:`~hodyn_cli.algorithms.motion.stray.STRAY` of each joint's travel along it
-    from its interpolant (:func:`~hodyn_cli.algorithms.motion.stray.strayed`)."""
-    from hodyn_cli.algorithms.motion.stray import STRAY, strayed
-    from hodyn_cli.algorithms.verification.checks import Check
-    from hodyn_cli.errors import TrajectoryError
+
+def path_check(model: Model, source: str, path: str) -> ValidationCheck:
+    """``hodyn validate --path``: :func:`hodyn_cli.api.path_check` of the trajectory at
+    ``source`` (a retiming's output) against the one at ``path`` (its input), each read
+    whole."""
     from hodyn_cli.io import read_trajectory
 
     if model.multi_dof:
@@ -139,17 +136,6 @@ def path_check(model: Model, source: str, path: str) -> Check:
                               "planar or free joint's path is not its coordinates' "
                               "interpolant)")
     given = read_trajectory(path, model, need=2)
-    if given.n_samples < 2:
-        raise TrajectoryError(f"{path}: --path needs 2 samples at least")
-    motion = read_trajectory(source, model, need=1)
-    found = strayed(given, motion.derivatives[:, 0])
-    w = found.worst()
-    share = float(found.share[w]) if motion.n_samples else 0.0
-    return Check(
-        "path", "follows --path", "pass" if share <= STRAY else "fail",
-        max_abs=float(found.distance[w]) if motion.n_samples else 0.0, max_rel=share,
-        tolerance=STRAY, worst_joint=motion.joint_names[int(found.joint[w])] if
-        motion.n_samples else None, worst_sample=w, worst_time=None if motion.t is None else
-        float(motion.t[w]),
-        detail=f"each sample's distance from {path}'s path (its interpolant), over the "
-               f"joint's travel along it; the worst at {path}'s t = {found.s[w]:.6g} s")
+    if given.n_samples < 2 or given.t is None:
+        raise TrajectoryError(f"{path}: --path needs 2 timed samples at least")
+    return api.path_check(read_trajectory(source, model, need=1), given, path)

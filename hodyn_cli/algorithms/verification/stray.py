@@ -19,7 +19,7 @@ output sample, its distance from that path, joint by joint, at the path point ne
 
 A path that reverses (a cusp) or comes back through a point is matched to the nearest of its
 visits within the window, so the distance is never overstated. :data:`STRAY` is the
-tolerance ``hodyn validate --path`` and ``hodyn retime --optimal`` hold it to.
+tolerance ``hodyn validate --path`` holds it to.
 
 >>> import numpy as np
 >>> from hodyn_cli.core.trajectory import Trajectory
@@ -41,7 +41,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.spatial import cKDTree
 
 from hodyn_cli.algorithms.limits.programme import between
 from hodyn_cli.core.trajectory import Trajectory
@@ -64,7 +63,7 @@ NEWTON = 6
 #: the projection's steps are bisections); the generic quadruped's leg along Fourier paths
 #: with hairpin turns at 100 Hz - 1 kHz 2e-6 .. 7e-5 (the shape's spline between its knots:
 #: 1e-4 rad of the knee at 100 Hz), and 0.16 (0.227 rad of the knee's 1.43 rad) before its
-#: shape points were graded. Beyond it, ``retime --optimal`` plays the windows' law instead
+#: shape points were graded
 STRAY = 2e-4
 
 
@@ -129,6 +128,8 @@ class Follower:
 
     def _chunk(self, q: np.ndarray) -> Strayed:
         path, fine = self.path, self.fine
+        from scipy.spatial import cKDTree  # (scipy's spatial module: ~0.1 s to import)
+
         while True:  # (the window grows until the chunk's last match lies well inside it)
             stop = min(self.start + self.window, len(fine))
             tree = cKDTree(_positions(path, fine[self.start : stop]))
