@@ -209,3 +209,24 @@ def test_a_planar_joints_wrapped_heading_through_retime(tmp_path):
     assert np.abs(np.diff(theta)).max() > 6  # (as the input's, wrapped)
     r = hodyn_here("validate", robot, out, "--samples", "4")
     assert r.returncode == 0, r.stdout
+
+
+def test_validate_path_reads_a_wrapped_input_unwrapped(paths, tmp_path):
+    """``validate OUT --path IN`` on the wrapped file and its retiming (unwrapped, the angle
+    going on to 6 rad): the angles continued in both as the retiming reads them, it passes
+    (read raw, the output lay 6.28 rad off the input at the wrap)."""
+    from typer.testing import CliRunner
+
+    from hodyn_cli.cli.app import app
+    from hodyn_cli.io import write_trajectory
+
+    _, _, wrapped = paths
+    src, out = tmp_path / "wrapped.h5", tmp_path / "out.h5"
+    write_trajectory(str(src), wrapped)
+    runner = CliRunner()
+    r = runner.invoke(app, ["retime", str(ROBOT), str(src), "--to-limits", "--rate", "50",
+                            "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(app, ["validate", str(ROBOT), str(out), "--path", str(src), "--samples",
+                            "20"])
+    assert r.exit_code == 0 and "follows --path" in r.output, r.output

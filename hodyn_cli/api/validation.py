@@ -112,16 +112,21 @@ def _carrying(motion: Trajectory, given: list[np.ndarray]) -> Trajectory:
                                    **{derivative_name("tau", k): g for k, g in enumerate(given)}})
 
 
-def path_check(motion: Trajectory, given: Trajectory, name: str = "the input"
+def path_check(robot: Model, motion: Trajectory, given: Trajectory, name: str = "the input"
                ) -> ValidationCheck:
     """``hodyn validate --path``'s check: whether ``motion`` (a retiming's output) lies on the
     path of ``given`` (its input; q and q' at least, timed), each sample at most
     :data:`~hodyn_cli.algorithms.verification.stray.STRAY` of each joint's travel along it
-    from its interpolant (:func:`~hodyn_cli.algorithms.verification.stray.strayed`);
-    ``name``: the input's, in the check's words."""
+    from its interpolant (:func:`~hodyn_cli.algorithms.verification.stray.strayed`), the
+    angles that wrap (``robot``'s continuous joints) continued through +-pi in both as the
+    retiming reads them; ``name``: the input's, in the check's words."""
+    from hodyn_cli.algorithms.motion.turns import Unwrapped, wrapped_columns
     from hodyn_cli.algorithms.verification.checks import Check
     from hodyn_cli.algorithms.verification.stray import STRAY, strayed
 
+    wrapped = wrapped_columns(robot)
+    if wrapped.any():
+        given, motion = Unwrapped(wrapped)(given), Unwrapped(wrapped)(motion)
     found = strayed(given, motion.derivatives[:, 0])
     if not motion.n_samples:
         return Check("path", "follows --path", "pass", 0.0, 0.0, STRAY)

@@ -138,4 +138,4 @@ def path_check(model: Model, source: str, path: str) -> ValidationCheck:
     given = read_trajectory(path, model, need=2)
     if given.n_samples < 2 or given.t is None:
         raise TrajectoryError(f"{path}: --path needs 2 timed samples at least")
-    return api.path_check(read_trajectory(source, model, need=1), given, path)
+    return api.path_check(model, read_trajectory(source, model, need=2), given, path)
