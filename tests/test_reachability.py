@@ -776,12 +776,12 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path(monk
     """issue 37 item 4 (memory bounded): the arcs (the arc-length table, the corners, the
     shape's points) are made from the input read chunk by chunk, each chunk joined to the
     last sample of the one before, never the whole path: the same to the bit as from the
-    path whole, however it is cut (chunks of one sample and empty ones too), read three
+    path whole, however it is cut (chunks of one sample and empty ones too), read four
     times at most on a path with corners (the table; the directions about its rests; the
-    shape's points), its :class:`reachability.Table`, shape points and shape coefficients on
-    disk (ON_DISK 0), read in blocks of 70 points (BLOCK), each shape fitted in blocks of 20
-    points (SOLVE_BLOCK) from the points on disk: in memory the table holds the points where
-    the direction reverses alone."""
+    shape's points; the shape held to the path), its :class:`reachability.Table`, shape
+    points and shape coefficients on disk (ON_DISK 0), read in blocks of 70 points (BLOCK),
+    each shape fitted in blocks of 20 points (SOLVE_BLOCK) from the points on disk: in memory
+    the table holds the points where the direction reverses alone."""
     monkeypatch.setattr(bsplines, "SOLVE_BLOCK", 20)
     monkeypatch.setattr(bsplines, "OVERLAP", 20)
     model = hodyn_cli.load_robot(URDF / "planar_2r.urdf")
@@ -799,7 +799,7 @@ def test_the_arcs_of_a_path_read_chunk_by_chunk_are_those_of_the_whole_path(monk
     monkeypatch.setattr(stored, "ON_DISK", 0)
     monkeypatch.setattr(stored, "TAKEN", 5)
     pieces = reachability.arcs(chunks, 400)
-    assert len(passes) == 3 and len(pieces) == len(whole) == 4
+    assert len(passes) == 4 and len(pieces) == len(whole) == 4
     for mine, theirs in zip(pieces, whole, strict=True):
         assert mine.rest == theirs.rest == (True, True)
         assert np.array_equal(mine.sigma, theirs.sigma)

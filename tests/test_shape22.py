@@ -9,10 +9,12 @@ stays within 1e-3 rad of the path."""
 from pathlib import Path
 
 import numpy as np
+import pytest
 from scipy.spatial import cKDTree
 
 from hodyn_cli.algorithms.limits import reachability
 from hodyn_cli.algorithms.limits.programme import between
+from hodyn_cli.algorithms.verification.stray import strayed
 from hodyn_cli.core.trajectory import Trajectory
 
 HAIRPINS = Path(__file__).parent / "data" / "quad_leg_hairpins.npz"
@@ -73,3 +75,39 @@ def test_a_played_law_that_stops_at_a_hairpin_is_not_sampled(tmp_path):
     _, opt = hodyn_cli.retime_optimal(model, read_trajectory(str(src), model, need=5))
     assert opt.used == "reachability"
     assert opt.duration < 0.56 * opt.uniform_duration, (opt.duration, opt.uniform_duration)
+
+
+@pytest.mark.parametrize("grade", [0.2, 0.5])
+def test_the_retimings_check_of_its_shape_measures_what_validate_does(monkeypatch, grade):
+    """``reachability.off_path`` (the shape at the middle of each interval between its points,
+    the path's foot by Newton's method from the point at that arc length) against validate
+    --path's search (the nearest path point, ``stray.strayed``, to 16 points an interval):
+    GRADE 0.2, 2.7e-5 against 1.8e-5 (the hairpin's other leg is nearer than the point
+    matched); 0.5, where the spline rings between its points, 0.0075 against 0.0080."""
+    path = hairpins()
+    seen = []
+    measured = reachability.off_path
+    monkeypatch.setattr(reachability, "off_path",
+                        lambda *args: seen.append(measured(*args)) or seen[-1])
+    monkeypatch.setattr(reachability, "GRADE", grade)
+    monkeypatch.setattr(reachability, "ON_PATH", 0.0)  # (every foot by Newton's method)
+    with pytest.raises(reachability.Inapplicable):
+        reachability.arcs(path, 3 * len(path.t))
+    monkeypatch.setattr(reachability, "ON_PATH", np.inf)
+    arc, = reachability.arcs(path, 3 * len(path.t))
+    knots = np.unique(arc.knots)
+    sigma = knots[:-1, None] + np.diff(knots)[:, None] * np.linspace(0.0, 1.0, 16, endpoint=False)
+    found = strayed(path, arc.jet(sigma.ravel(), 1)[:, 0])
+    assert found.share.max() * 0.8 <= seen[0].share <= 2 * found.share.max(), (
+        seen[0].share, found.share.max())
+    assert seen[0].joint == found.joint[found.worst()] == 1
+
+
+def test_a_shape_off_the_path_is_refused(monkeypatch):
+    """The hairpins' shape points ungraded (GRADE 0, as before shape22): the shape rings 0.12
+    rad off the knee's path, and reachability refuses it, naming the joint (auto then plays
+    the windows' law; ``--solver reachability`` exits 2: test_stray22)."""
+    path = hairpins()
+    monkeypatch.setattr(reachability, "GRADE", 0.0)
+    with pytest.raises(reachability.Inapplicable, match=r"strays 0\.1\d* from it in FL_KFE"):
+        reachability.arcs(path, 3 * len(path.t))

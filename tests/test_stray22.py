@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from conftest import URDF
-from hodyn_cli.algorithms.limits import reachability
+from hodyn_cli.algorithms.limits import reachability, strays
 from hodyn_cli.algorithms.verification import stray
 from hodyn_cli.cli.app import app
 from hodyn_cli.core.trajectory import Trajectory
@@ -43,7 +43,7 @@ def test_a_bent_stretch_is_found_where_it_is():
     q[3000:3010, 1] += 0.003  # (3e-3 of b's travel, 2: 1.5e-3 > STRAY)
     found = stray.strayed(path, q)
     assert found.worst() in range(3000, 3010) and found.joint[found.worst()] == 1
-    assert found.share.max() > stray.STRAY
+    assert found.share.max() > strays.STRAY
     assert found.share[:3000].max() < 1e-7 and found.share[3010:].max() < 1e-7
 
 
@@ -109,13 +109,40 @@ def _bent_shape(monkeypatch, amplitude: float) -> None:
     monkeypatch.setattr(reachability.Arc, "jet", bent)
 
 
-def test_validate_path_fails_a_retiming_whose_shape_left_the_path(retimed, tmp_path,
-                                                                  monkeypatch):
-    """reachability's shape moved 0.02 rad off the path, consistently in every derivative:
-    the played output passes the derivative checks and its limits, and validate --path fails
-    it, naming the joint."""
+def test_the_retiming_holds_its_shape_to_the_path(retimed, tmp_path, monkeypatch):
+    """reachability's shape moved 0.02 rad off the path, consistently in every derivative (its
+    played output would pass the derivative checks and its limits): the retiming's own check
+    of its shape (``reachability.off_path``) finds it. auto plays the windows' law instead,
+    on the path, and says why; ``--solver reachability`` exits 2 naming the joint and writes
+    nothing."""
     src, _ = retimed
     _bent_shape(monkeypatch, 0.02)
+    runner = CliRunner()
+    out, kept = tmp_path / "out.h5", tmp_path / "kept.h5"
+    res = runner.invoke(app, ["retime", IIWA, str(src), "--optimal", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "strays" in res.output and "iiwa_joint_1" in res.output, res.output
+    with h5py.File(out) as f:
+        assert f.attrs["solver"] == "windows"
+    kept.write_bytes(b"untouched")
+    res = runner.invoke(app, ["retime", IIWA, str(src), "--optimal", "--solver",
+                              "reachability", "-o", str(kept)])
+    assert res.exit_code == 2, res.output
+    assert "strays" in res.output and "iiwa_joint_1" in res.output
+    assert kept.read_bytes() == b"untouched"
+    monkeypatch.undo()
+    res = runner.invoke(app, ["validate", IIWA, str(out), "--path", str(src), "--samples", "50"])
+    assert res.exit_code == 0, res.output
+
+
+def test_validate_path_fails_a_retiming_whose_shape_left_the_path(retimed, tmp_path,
+                                                                  monkeypatch):
+    """reachability's shape moved 0.02 rad off the path and the retiming's own check of it
+    left out: the played output passes the derivative checks and its limits, and validate
+    --path fails it, naming the joint."""
+    src, _ = retimed
+    _bent_shape(monkeypatch, 0.02)
+    monkeypatch.setattr(reachability, "ON_PATH", np.inf)
     out = tmp_path / "out.h5"
     runner = CliRunner()
     res = runner.invoke(app, ["retime", IIWA, str(src), "--optimal", "-q", "-o", str(out)])

@@ -116,13 +116,14 @@ def path_check(robot: Model, motion: Trajectory, given: Trajectory, name: str = 
                ) -> ValidationCheck:
     """``hodyn validate --path``'s check: whether ``motion`` (a retiming's output) lies on the
     path of ``given`` (its input; q and q' at least, timed), each sample at most
-    :data:`~hodyn_cli.algorithms.verification.stray.STRAY` of each joint's travel along it
+    :data:`~hodyn_cli.algorithms.limits.strays.STRAY` of each joint's travel along it
     from its interpolant (:func:`~hodyn_cli.algorithms.verification.stray.strayed`), the
     angles that wrap (``robot``'s continuous joints) continued through +-pi in both as the
     retiming reads them; ``name``: the input's, in the check's words."""
+    from hodyn_cli.algorithms.limits.strays import STRAY
     from hodyn_cli.algorithms.motion.turns import Unwrapped, wrapped_columns
     from hodyn_cli.algorithms.verification.checks import Check
-    from hodyn_cli.algorithms.verification.stray import STRAY, strayed
+    from hodyn_cli.algorithms.verification.stray import strayed
 
     wrapped = wrapped_columns(robot)
     if wrapped.any():

@@ -57,6 +57,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -70,6 +71,7 @@ from hodyn_cli.algorithms.limits.ramps import TAIL, Ramp, Start
 from hodyn_cli.algorithms.limits.spaced import Spaced
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.limits.stored_grid import StoredGrid
+from hodyn_cli.algorithms.limits.strays import STRAY, off, projected, travel
 from hodyn_cli.core.model import Model
 from hodyn_cli.core.trajectory import Trajectory
 from hodyn_cli.errors import HodynError
@@ -376,7 +378,8 @@ class Table:
     last sigma of each :data:`BLOCK` of the points (:func:`_placed`); ``reverses``: the points i
     (sorted) where the direction ``q' / |q'|`` turns by more than 90 degrees from i to i + 1
     (for :func:`_corners`); ``fastest``: the largest speed; and of the input: its samples,
-    first and last times and joints. Memory: the points where it reverses
+    first and last times, joints and each joint's ``travel`` (its largest position less its
+    smallest: :func:`~hodyn_cli.algorithms.limits.strays.travel`). Memory: the points where it reverses
     (:class:`Lengths` makes it chunk by chunk; the points were 7 numbers an input sample in
     memory)."""
 
@@ -387,6 +390,7 @@ class Table:
     samples: int
     span: tuple[float, float]
     names: tuple[str, ...]
+    travel: np.ndarray
 
     def column(self, a: int, b: int, which: int) -> np.ndarray:
         """One column of the points a .. b-1."""
@@ -416,6 +420,7 @@ class Lengths:
         self._unit: np.ndarray | None = None  # the direction at the last point so far
         self.samples = 0
         self._first = 0.0
+        self._range: np.ndarray | None = None  # (2, n) the lowest and highest positions
 
     def add(self, chunk: Trajectory) -> None:
         if not chunk.n_samples:
@@ -424,6 +429,10 @@ class Lengths:
         if self._last is None:
             self._first = float(chunk.t[0])
         self.samples += chunk.n_samples
+        q = chunk.derivatives[:, 0]
+        seen = np.stack([q.min(axis=0), q.max(axis=0)])
+        self._range = seen if self._range is None else np.stack([
+            np.minimum(self._range[0], seen[0]), np.maximum(self._range[1], seen[1])])
         path = chunk if self._last is None else _joined(self._last.rows(slice(-1, None)), chunk)
         self._last = path.rows(slice(-2, None))
         if path.n_samples < 2:
@@ -465,9 +474,10 @@ class Lengths:
             fastest = max(fastest, float(block[:, SPEED].max()))
             edges.append(block[[0, -1], SIGMA])
             points.write(a, block)
+        assert self._range is not None
         table = Table(points, np.array(edges), np.concatenate(self._reverses), fastest,
-                      self.samples,
-                      (self._first, float(end.t[-1])), end.joint_names)
+                      self.samples, (self._first, float(end.t[-1])), end.joint_names,
+                      travel(self._range))
         self._last = None  # (fed no more: a second table would be of nothing)
         return table
 
@@ -661,9 +671,10 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     :class:`Table`, where it is made already. ``turning``: each piece's grid denser where
     it turns sharply (:func:`_grids`; a grid asked for, ``--arc-grid``, is uniform: an
     explicit 8 intervals would turn sharply anywhere). The path is read chunk by chunk (memory: a
-    chunk, the table and the shape's points), twice more at most (the directions about its
-    rests, and the shape's points). ``finer``: which of a piece's ends (first, last) its grid
-    is finer at (:data:`END`; read from the piece on its uniform grid: its ends' alone);
+    chunk, the table and the shape's points), three times more at most (the directions about
+    its rests, the shape's points, and the shape held to the path: :func:`off_path`; beyond
+    :data:`ON_PATH`, :class:`Inapplicable`). ``finer``: which of a piece's ends (first,
+    last) its grid is finer at (:data:`END`; read from the piece on its uniform grid: its ends' alone);
     ``coarse``: where given, each piece's grid without those finer ends appended to it.
     ``dense``: where given, each piece's spans of arc length (:func:`denser`; None: none)
     where its grid is :data:`DENSER` times as dense (:func:`_spans_finer`), the finer ends'
@@ -677,7 +688,111 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     samples = max(table.samples, 1 + int(SHAPE_RATE * span * (1 - 1e-6)))
     shape_points = shape_points or max(SHAPE, min(samples, int(length / SPACING)))
     cuts = [0.0, *_corners(table, path), float(length)]
+    pieces, off = _shapes(path, table, cuts, shape_points, points)
+    if off.share > ON_PATH:  # (the spline's not-a-knot ends: there, twice the points)
+        pieces, off = _shapes(path, table, cuts, shape_points, points, END_SHAPE)
+    if off.share > ON_PATH:
+        raise Inapplicable(
+            f"its spline of the path strays {off.share * table.travel[off.joint]:.3g} from "
+            f"it in {table.names[off.joint]} near t = {off.t:.6g} s ({off.share:.2g} of the "
+            f"joint's travel, beyond the {ON_PATH:g} the retiming holds it to: hodyn "
+            f"validate --path holds the output's samples to {STRAY:g})")
+    refined = [(False, False) if finer is None or all(arc.rest) else finer(arc)
+               for arc in pieces]
+    grids: list[tuple[Grid | None, Grid | None]] = [(None, None)] * len(pieces)
+    denser_at = dense or [None] * len(pieces)
+    if turning or any(any(end) for end in refined) or any(d is not None for d in denser_at):
+        # (else the uniform grids, to the bit)
+        grids = _grids(table, cuts, points, [arc.sigma for arc in pieces], refined, turning,
+                       denser_at)
+    if coarse is not None:
+        coarse.extend(arc.sigma if plain is None else plain
+                      for arc, (_, plain) in zip(pieces, grids, strict=True))
+    return [arc if grid is None else replace(arc, sigma=grid)
+            for arc, (grid, _) in zip(pieces, grids, strict=True)]
+
+
+#: where in each interval between its points the shape is held to the path (:func:`off_path`):
+#: the spline's error vanishes at its points, a bump between each two, largest near its middle.
+#: The generic quadruped's leg's hairpins, the shape's largest share of a joint's travel off
+#: the path by these against the nearest path point to 16 points an interval (validate's
+#: search, :mod:`~hodyn_cli.algorithms.verification.stray`): GRADE 0.2 2.7e-5 (1.8e-5: the
+#: hairpin's other leg nearer), 0.3 3.6e-5 (3.6e-5), 0.5 0.0075 (0.0080), 0 0.086 (0.105):
+#: within 20 %, so the shape is held to half of STRAY (:data:`ON_PATH`); (1/4, 1/2, 3/4)
+#: 3.6e-5, 0.0057, 0.086 for 3 times the cost (0.5 s more of CPU on a 10^5-sample path
+#: against 0.17 s)
+BETWEEN = np.array([0.5])
+#: the share of a joint's travel the shape may lie off the path (:func:`off_path`): half of
+#: what validate holds an output's samples to, for what its midpoints miss
+ON_PATH = STRAY / 2
+
+
+class OffPath(NamedTuple):
+    """How far the shape lies off the path (:func:`off_path`): its largest ``share`` of a
+    joint's travel, that ``joint``'s index and the input time ``t`` there."""
+
+    share: float
+    joint: int
+    t: float
+
+
+def off_path(path: Source, table: Table, pieces: list[Arc], shaped: Stored,
+             rows: list[tuple[int, int, float]]) -> OffPath:
+    """How far the shapes of the ``pieces`` lie off the path between their points, as a
+    share of each joint's travel (``rows``: each piece's first and last shape points' rows of
+    ``shaped``, and its first point's arc length). :func:`arcs` refuses one beyond
+    :data:`ON_PATH`: ``hodyn validate --path`` would fail the played motion, which lies on
+    the shape. At :data:`BETWEEN` of each interval between its points, the path's
+    point at that arc length (the table's s there, :func:`_placed`), one Newton step from it
+    towards the foot of the perpendicular from the shape's
+    (:func:`~hodyn_cli.algorithms.limits.strays.off`), and the foot itself
+    (:func:`~hodyn_cli.algorithms.limits.strays.projected`, between the neighbouring points'
+    s) where that step leaves more than half of ``ON_PATH``: the step alone overstated
+    the generic quadruped's leg's shape at its hairpin turns twice. Memory: a block's; the
+    path read once more."""
+    counts = [len(BETWEEN) * (last - first) for first, last, _ in rows]
+    target, done = Stored(sum(counts)), 0
+    for first, last, _ in rows:
+        for a in range(first, last, BLOCK):  # (each block's last point the next's first)
+            knots = shaped[a : min(a + BLOCK, last) + 1][:, 0]
+            inside = (knots[:-1, None] + np.diff(knots)[:, None] * BETWEEN).ravel()
+            target.write(done, inside)
+            done += len(inside)
+    shape, done = Stored(len(target), (len(table.names),)), 0
+    for arc, (_, _, lo), count in zip(pieces, rows, counts, strict=True):
+        for a in range(done, done + count, BLOCK):
+            shape.write(a, arc.jet(target[a : min(a + BLOCK, done + count)] - lo, 1)[:, 0])
+        done += count
+    placed = _placed(table, target)
+    worst, at = 0.0, (0, 0.0)
+    for chunk, part in _walk(path(), _Part(placed, 0, len(placed), slice(AT, AT + 1))):
+        assert chunk.t is not None
+        s, q = placed[part][:, AT], shape[part]
+        jet = between(chunk, s)
+        d2 = jet[:, 2] if jet.shape[1] > 2 else np.zeros_like(q)
+        share = np.abs(off(q - jet[:, 0], jet[:, 1], d2)) / table.travel
+        far = np.flatnonzero(share.max(axis=1) > ON_PATH / 2)
+        if len(far):
+            bracket = np.concatenate([chunk.t[:1], s, chunk.t[-1:]])
+            foot = projected(chunk, q[far], bracket[far], bracket[far + 2], s[far])
+            share[far] = np.minimum(share[far], np.abs(between(chunk, foot, 0) - q[far])
+                                    / table.travel)
+        i, j = np.unravel_index(np.argmax(share), share.shape)
+        if share[i, j] > worst:
+            worst, at = float(share[i, j]), (int(j), float(s[i]))
+    return OffPath(worst, *at)
+
+
+def _shapes(path: Source, table: Table, cuts: list[float], shape_points: int, points: int,
+            doubled: int = 0) -> tuple[list[Arc], OffPath]:
+    """:func:`arcs`' pieces between the ``cuts`` on their uniform grids (``points``
+    intervals in all), their shapes through the points of :func:`_targets` (and, ``doubled``
+    above 0, a point more within each of a piece's first and last ``doubled`` intervals:
+    :func:`_ends_doubled`), and how far those lie off the path (:func:`off_path`)."""
+    length = float(table.points[-1][SIGMA])
     spans, target = _targets(table, cuts, shape_points)
+    if doubled:
+        spans, target = _ends_doubled(spans, target, doubled)
     placed = _placed(table, target)  # (target sorted: the pieces in turn)
     del target
     stops = np.cumsum([count for _, _, count in spans])  # (each piece's first and last)
@@ -705,19 +820,40 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
         pieces.append(Arc(Spaced(0.0, hi - lo, fine + 1), knots, coefficients,
                           (bool(speed[2 * i] < still), bool(speed[2 * i + 1] < still)),
                           _still(positions)))
-    refined = [(False, False) if finer is None or all(arc.rest) else finer(arc)
-               for arc in pieces]
-    grids: list[tuple[Grid | None, Grid | None]] = [(None, None)] * len(pieces)
-    denser_at = dense or [None] * len(pieces)
-    if turning or any(any(end) for end in refined) or any(d is not None for d in denser_at):
-        # (else the uniform grids, to the bit)
-        grids = _grids(table, cuts, points, [arc.sigma for arc in pieces], refined, turning,
-                       denser_at)
-    if coarse is not None:
-        coarse.extend(arc.sigma if plain is None else plain
-                      for arc, (_, plain) in zip(pieces, grids, strict=True))
-    return [arc if grid is None else replace(arc, sigma=grid)
-            for arc, (grid, _) in zip(pieces, grids, strict=True)]
+    return pieces, off_path(path, table, pieces, shaped, [
+        (int(ends[2 * i]), int(ends[2 * i + 1]), lo) for i, (lo, _, _) in enumerate(spans)])
+
+
+#: the intervals at each end of a piece whose shape points :func:`arcs` doubles where its
+#: shape strays (:func:`off_path`): a not-a-knot spline's error is largest in its end
+#: intervals. The Kinova arm on ANYmal along a 9-harmonic Fourier path at 100 Hz, moving at
+#: its ends: 4.3e-4 of its fifth joint's travel off the path in its first interval (6.4e-5
+#: rad; the output failed validate --path), 8.2e-6 with 2 intervals doubled, 4.4e-6 (the
+#: inside's) with 4 or 8, or 4 tripled
+END_SHAPE = 4
+
+
+def _ends_doubled(spans: list[tuple[float, float, int]], target: Stored, ends: int
+                  ) -> tuple[list[tuple[float, float, int]], Stored]:
+    """The pieces' shape points ``target`` (their ``spans``: lo, hi, count) with the middle
+    of each of a piece's first and last ``ends`` intervals added (fewer on a short piece),
+    a block at a time."""
+    counts = [count + 2 * min(ends, (count - 1) // 2) for _, _, count in spans]
+    out, done, made = Stored(sum(counts)), 0, 0
+    for (_, _, count), more in zip(spans, counts, strict=True):
+        e = (more - count) // 2
+        for a, b, halved in ((0, e, True), (e, count - e - 1, False), (count - e - 1,
+                                                                          count - 1, True)):
+            for c in range(a, b, BLOCK):
+                d = min(c + BLOCK, b)
+                points = target[done + c : done + d + 1]
+                if halved:
+                    points = np.stack([points[:-1], (points[:-1] + points[1:]) / 2], axis=1)
+                out.write(made, points.ravel()[: 2 * (d - c) if halved else d - c])
+                made += 2 * (d - c) if halved else d - c
+        out.write(made, target[done + count - 1 : done + count])
+        made, done = made + 1, done + count
+    return [(lo, hi, more) for (lo, hi, _), more in zip(spans, counts, strict=True)], out
 
 
 def _grids(table: Table, cuts: list[float], points: int, uniform: list[Grid],

@@ -18,8 +18,9 @@ output sample, its distance from that path, joint by joint, at the path point ne
    where the seed alone would leave up to half the seeds' spacing.
 
 A path that reverses (a cusp) or comes back through a point is matched to the nearest of its
-visits within the window, so the distance is never overstated. :data:`STRAY` is the
-tolerance ``hodyn validate --path`` holds it to.
+visits within the window, so the distance is never overstated. ``hodyn validate --path`` holds
+it to :data:`~hodyn_cli.algorithms.limits.strays.STRAY` (the projection, the tolerance and the
+retiming's own check of its shape: :mod:`~hodyn_cli.algorithms.limits.strays`).
 
 >>> import numpy as np
 >>> from hodyn_cli.core.trajectory import Trajectory
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hodyn_cli.algorithms.limits.programme import between
+from hodyn_cli.algorithms.limits.strays import STRAY, projected, travel
 from hodyn_cli.core.trajectory import Trajectory
 
 #: the input's points an interval the output's samples are first matched to (the seed)
@@ -53,18 +55,6 @@ CHUNK = 8192
 #: about two a pass of the path near the sample; a path that passes a point many times, a
 #: periodic one, has its passes within a rounding of each other there: the nearest few tell)
 NEAREST = 8
-#: Newton steps of the projection (quadratic convergence from within half a dense spacing:
-#: 4 reach rounding on every path tried)
-NEWTON = 6
-#: the largest distance from the path, per joint, as a share of the joint's travel along the
-#: input (its largest position less its smallest; 1e-9 at least) that an output may have.
-#: Measured (retime --optimal's outputs, reachability's): the 21 inputs of
-#: benchmarks/bench_optimal_rates.py 1e-16 .. 3e-6 of it (3e-6 near a waypoint's rest, where
-#: the projection's steps are bisections); the generic quadruped's leg along Fourier paths
-#: with hairpin turns at 100 Hz - 1 kHz 2e-6 .. 7e-5 (the shape's spline between its knots:
-#: 1e-4 rad of the knee at 100 Hz), and 0.16 (0.227 rad of the knee's 1.43 rad) before its
-#: shape points were graded
-STRAY = 2e-4
 
 
 @dataclass(frozen=True)
@@ -83,12 +73,6 @@ class Strayed:
         return int(np.argmax(self.share)) if len(self.share) else 0
 
 
-def travel(path: Trajectory) -> np.ndarray:
-    """(m,) each joint's largest position less its smallest along ``path`` (1e-9 at least)."""
-    q = path.derivatives[:, 0]
-    return np.maximum(q.max(axis=0) - q.min(axis=0), 1e-9)
-
-
 def strayed(path: Trajectory, q: np.ndarray) -> Strayed:
     """Each of the samples ``q`` (N, m) of a motion along ``path`` (its times: the path
     parameter s; positions and their derivatives, at least q') against ``path``'s own
@@ -104,7 +88,7 @@ class Follower:
     def __init__(self, path: Trajectory, samples: int | None = None) -> None:
         assert path.t is not None
         t, d = path.t, path.derivatives
-        self.path, self.span = path, travel(path)
+        self.path, self.span = path, travel(d[:, 0])
         # (seeds spaced evenly along the path, not in time: DELTA apart in joint space at
         # most, each interval's length its chord or its speed's, the larger)
         h = np.diff(t)
@@ -163,7 +147,7 @@ class Follower:
         fine, path = self.fine, self.path
         row, col = np.nonzero(~skip)
         j = near[row, col]
-        s = _projected(path, q[row], fine[np.maximum(j - 1, 0)],
+        s = projected(path, q[row], fine[np.maximum(j - 1, 0)],
                        fine[np.minimum(j + 1, len(fine) - 1)], fine[j])
         distance = np.linalg.norm(between(path, s, 0) - q[row], axis=1)
         best = np.full(len(q), np.inf)
@@ -179,21 +163,3 @@ def _positions(path: Trajectory, s: np.ndarray) -> np.ndarray:
     temporaries, ~20 numbers a point, order and joint, are a chunk's)."""
     return np.concatenate([between(path, s[a : a + CHUNK], 0) for a in range(0, len(s), CHUNK)]
                           ) if len(s) else np.zeros((0, path.derivatives.shape[2]))
-
-
-def _projected(path: Trajectory, q: np.ndarray, lo: np.ndarray, hi: np.ndarray,
-               s: np.ndarray) -> np.ndarray:
-    """The input times in [lo, hi] of the path points nearest to ``q`` (the perpendiculars'
-    feet): Newton's method on ``(q_in(s) - q) . q_in'(s)`` from ``s``, clipped to the
-    bracket (where it leaves it, or ``f'`` is not positive, the bracket's bisection)."""
-    for _ in range(NEWTON):
-        jet = between(path, s)
-        d, d1 = jet[:, 0] - q, jet[:, 1]
-        d2 = jet[:, 2] if jet.shape[1] > 2 else np.zeros_like(d1)
-        f = np.einsum("ij,ij->i", d, d1)
-        slope = np.einsum("ij,ij->i", d1, d1) + np.einsum("ij,ij->i", d, d2)
-        lo, hi = np.where(f > 0, lo, s), np.where(f > 0, s, hi)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = s - f / slope
-        s = np.where((slope > 0) & (step >= lo) & (step <= hi), step, (lo + hi) / 2)
-    return s
