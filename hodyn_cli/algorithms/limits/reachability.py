@@ -837,7 +837,15 @@ def _ends_doubled(spans: list[tuple[float, float, int]], target: Stored, ends: i
                   ) -> tuple[list[tuple[float, float, int]], Stored]:
     """The pieces' shape points ``target`` (their ``spans``: lo, hi, count) with the middle
     of each of a piece's first and last ``ends`` intervals added (fewer on a short piece),
-    a block at a time."""
+    a block at a time.
+
+    >>> points = Stored(9)
+    >>> points.write(0, np.array([0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.0, 1.5, 2.0]))
+    >>> spans, doubled = _ends_doubled([(0.0, 1.0, 6), (1.0, 2.0, 3)], points, 1)
+    >>> spans, doubled[:].round(2).tolist()  # doctest: +NORMALIZE_WHITESPACE
+    ([(0.0, 1.0, 8), (1.0, 2.0, 5)],
+     [0.0, 0.1, 0.2, 0.4, 0.6, 0.8, 0.9, 1.0, 1.0, 1.25, 1.5, 1.75, 2.0])
+    """
     counts = [count + 2 * min(ends, (count - 1) // 2) for _, _, count in spans]
     out, done, made = Stored(sum(counts)), 0, 0
     for (_, _, count), more in zip(spans, counts, strict=True):
