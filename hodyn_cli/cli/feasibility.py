@@ -314,7 +314,8 @@ def _retime_optimal(s, traj: str, output: str, attrs: dict, lim, job, rate, grid
         render.fail(str(e))
         raise typer.Exit(EXIT_FAILED) from None
     notes = "".join(f"; {note}" for note in (optimal.rate_note, optimal.smoothing_note,
-                                             optimal.slowing_note, optimal.solver_note) if note)
+                                             optimal.rest_note, optimal.slowing_note,
+                                             optimal.solver_note) if note)
     if not s.quiet and uniform:
         assert optimal.path is not None and optimal.final is not None
         # (the final fit's binding where the output is on a limit; else the nearest, and

@@ -62,7 +62,7 @@ from hodyn_cli.algorithms.limits.programme import (
     stretches,
     time_scale,
 )
-from hodyn_cli.algorithms.limits.rests import Pauses
+from hodyn_cli.algorithms.limits.rests import STILL, Pauses
 from hodyn_cli.algorithms.limits.scaling import TOLERANCE, Law, scaled
 from hodyn_cli.algorithms.limits.stored import Stored
 from hodyn_cli.algorithms.motion.differences import RTOL, Differences
@@ -944,6 +944,9 @@ class Optimal:
         #: None: it is, ``rate`` was given, or the output is the input's own samples played
         #: slower (:meth:`_at_input_samples`: the last result, no plan after it)
         self.raised: tuple[float, float, float, str] | None = None
+        #: the input's start and end speeds |q'| as shares of its fastest (reachability's
+        #: arc-length table; None before it is made): :attr:`rest_note`
+        self.end_speeds: tuple[float, float] | None = None
         self.arc_grid = arc_grid
         self.uniform, self.progress = uniform, progress
         #: the solver that made the result: ``"reachability"``, ``"windows"``, or
@@ -1286,6 +1289,8 @@ class Optimal:
             return "no qd columns: reachability takes the path's tangent from them"
         path = table.table()
         names, (t0, t1), samples = path.names, path.span, path.samples
+        self.end_speeds = (float(path.points[0][reachability.SPEED]) / path.fastest,
+                           float(path.points[-1][reachability.SPEED]) / path.fastest)
         higher = rates.higher(self.limits)  # (the passes keep the others)
         # (each interval's u within its both ends' rows, toppra's interpolation, in the passes
         # and in within's passes again alike: with limits of higher orders, collocation, on
@@ -2529,6 +2534,29 @@ class Optimal:
                 f"reachability's law before them ({done.law:.6g} s){finer}")
 
     @property
+    def rest_note(self) -> str | None:
+        """Where reachability's law plays the input's start or end as a rest while the input
+        moves there, slower than :data:`~hodyn_cli.algorithms.limits.reachability.REST` of
+        its fastest speed but not still (:data:`~hodyn_cli.algorithms.limits.rests.STILL`),
+        in a user's words (None: not so). A nearly still end is taken for a stop (a logged
+        motion's, its sensors' noise on it): the output starts or ends at rest, as a robot
+        is left; the optimum with that end's speed free is faster (the xArm7's curve cut
+        where its speed is 9e-4 of its fastest: 2.161357 s against toppra's 2.135490 with
+        its start speed free, +1.21 %; cut at 1.1e-3, moving, 2.135780 s)."""
+        if self.end_speeds is None or self.used != "reachability":
+            return None
+        near = [(which, share) for which, share in zip(("start", "end"), self.end_speeds,
+                                                         strict=True)
+                if STILL < share < reachability.REST]
+        if not near:
+            return None
+        said = " and ".join(f"its {which} moves at {share:.2g}" for which, share in near)
+        return (f"{said} of its fastest speed, below the {reachability.REST:g} taken as a "
+                f"rest: played {'from' if near[0][0] == 'start' else 'to'} rest"
+                f"{' and to rest' if len(near) == 2 else ''} (an end moving faster keeps "
+                "its speed free)")
+
+    @property
     def slowing_note(self) -> str | None:
         """Where the output is on no limit (within :data:`ON_LIMIT`) after a final scaling
         that slowed it: the sample beyond its limit at an earlier sampling that set that
@@ -2574,6 +2602,7 @@ class Optimal:
         nearest = self.bound.nearest()
         notes = {"nearest_limit": nearest} if nearest and not self.bound.describe() else {}
         for key, note in (("rate_note", self.rate_note), ("smoothing_note", self.smoothing_note),
+                          ("rest_note", self.rest_note),
                           ("final_scale_by", self.slowing_note),
                           ("solver_note", self.solver_note)):
             notes |= {key: note} if note else {}
