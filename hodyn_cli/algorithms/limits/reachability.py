@@ -378,9 +378,9 @@ class Table:
     last sigma of each :data:`BLOCK` of the points (:func:`_placed`); ``reverses``: the points i
     (sorted) where the direction ``q' / |q'|`` turns by more than 90 degrees from i to i + 1
     (for :func:`_corners`); ``fastest``: the largest speed; and of the input: its samples,
-    first and last times, joints and each joint's ``travel`` (its largest position less its
-    smallest: :func:`~hodyn_cli.algorithms.limits.strays.travel`). Memory: the points where it reverses
-    (:class:`Lengths` makes it chunk by chunk; the points were 7 numbers an input sample in
+    first and last times, joints and each joint's ``travel``
+    (:func:`~hodyn_cli.algorithms.limits.strays.travel`). Memory: the points where it
+    reverses (:class:`Lengths` makes it chunk by chunk; the points were 7 numbers an input sample in
     memory)."""
 
     points: Stored
@@ -672,8 +672,9 @@ def arcs(path: Trajectory | Source, points: int, shape_points: int | None = None
     it turns sharply (:func:`_grids`; a grid asked for, ``--arc-grid``, is uniform: an
     explicit 8 intervals would turn sharply anywhere). The path is read chunk by chunk (memory: a
     chunk, the table and the shape's points), three times more at most (the directions about
-    its rests, the shape's points, and the shape held to the path: :func:`off_path`; beyond
-    :data:`ON_PATH`, :class:`Inapplicable`). ``finer``: which of a piece's ends (first,
+    its rests, the shape's points, and the shape held to the path: :func:`off_path`; twice
+    more where it is made again, its ends' points doubled, :data:`END_SHAPE`; beyond
+    :data:`ON_PATH` then, :class:`Inapplicable`). ``finer``: which of a piece's ends (first,
     last) its grid is finer at (:data:`END`; read from the piece on its uniform grid: its ends' alone);
     ``coarse``: where given, each piece's grid without those finer ends appended to it.
     ``dense``: where given, each piece's spans of arc length (:func:`denser`; None: none)
