@@ -506,7 +506,7 @@ def test_ten_thousand_samples_of_a_cosine_are_within_a_twentieth_of_a_percent_of
 
 def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     """issue 37 item 4 (memory bounded): the reachability law's motion, which the final fits
-    and the output play, is made afresh chunk by chunk of at most BLOCK grid points at each
+    and the output play, is made afresh chunk by chunk of at most PLAYED grid points at each
     pass (:class:`reachability.Played`), the same to the last bit however it is cut (its
     times too, summed BLOCK intervals at a time); it holds nothing a grid point in memory
     beyond its arc's grid (the smoothed law's spline: its coefficients, sigma and t on disk,
@@ -521,8 +521,9 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     traj = _cosine(model, 100)
     found = reachability.solve(model, traj, joint_limits(model), 500)
     whole = list(reachability.played(found, traj.orders, traj.joint_names, 0.0, 0.01))
-    block = reachability.BLOCK
+    block, chunk = reachability.BLOCK, reachability.PLAYED
     monkeypatch.setattr(reachability, "BLOCK", 64)
+    monkeypatch.setattr(reachability, "PLAYED", 64)  # (the played motion's own chunks)
     size = sum(c.derivatives.nbytes + c.t.nbytes for c in whole)
     composed = [0]
     compose = reachability.compose
@@ -556,6 +557,7 @@ def test_the_played_motion_is_made_chunk_by_chunk_and_not_held(monkeypatch):
     assert all(warped.x.sigma is arc.sigma for arc, warped, _ in played.laws)
     # (its own BLOCK: chunks of 64 make the whole retime's passes 14 times as costly, 4 s)
     monkeypatch.setattr(reachability, "BLOCK", block)
+    monkeypatch.setattr(reachability, "PLAYED", chunk)
     _, opt = hodyn_cli.retime_optimal(model, traj)
     assert opt.used == "reachability" and isinstance(opt.source, reachability.Played)
 

@@ -2675,9 +2675,16 @@ def ramps_delay(pieces: list[tuple[Arc, Law]], durations: list[float], rise: flo
     return total
 
 
+#: the points of a chunk of a :class:`Played` motion: what the chunks are cut at shapes the
+#: local slowing's ranges (``local.tops`` judges a range's ends by one neighbour), so it is
+#: its own number, not :data:`BLOCK` (with BLOCK 2048 the Borinot's Fourier path at 20 Hz was
+#: 1.2e-8 shorter; tests/test_stored_grid.py)
+PLAYED = 1 << 15
+
+
 @dataclass(frozen=True, eq=False, repr=False)
 class Played:
-    """A motion played along arcs, chunk by chunk of at most :data:`BLOCK` points each time it
+    """A motion played along arcs, chunk by chunk of at most :data:`PLAYED` points each time it
     is iterated: per arc, its played law (:class:`Warped`) and the time it starts at
     (``laws``: (arc, warped, start)), the motion at a chunk's points the shape's jet composed
     with the law's time derivatives there. A motion within :data:`KEPT` bytes is kept whole
@@ -2724,11 +2731,11 @@ class Played:
         bounds: list[tuple[int, int]] = []
         first = 0
         for arc, warped, start in self.laws:
-            for a in range(first, len(warped.sigma), BLOCK):
-                sigma, along = warped.points(a, min(a + BLOCK, len(warped.sigma)))
-                for c in range(0, len(sigma), BLOCK):  # (a chunk of BLOCK points at most)
-                    tau, rates = warped.along(sigma[c : c + BLOCK], along[c : c + BLOCK])
-                    q, t = compose(arc.jet(sigma[c : c + BLOCK], self.orders),
+            for a in range(first, len(warped.sigma), PLAYED):
+                sigma, along = warped.points(a, min(a + PLAYED, len(warped.sigma)))
+                for c in range(0, len(sigma), PLAYED):  # (a chunk of PLAYED points at most)
+                    tau, rates = warped.along(sigma[c : c + PLAYED], along[c : c + PLAYED])
+                    q, t = compose(arc.jet(sigma[c : c + PLAYED], self.orders),
                                    rates[:, : self.orders - 1]), start + tau
                     chunk = Trajectory(self.names, q, t)
                     if keep:  # (shared by every pass: read-only)
