@@ -28,3 +28,29 @@ def test_an_end_sample_is_judged_as_an_interior_one():
     assert tops(s[:2], np.array([0.95, 0.99])).tolist() == [1.0]
     assert tops(s[:1], np.array([0.99])).size == 0
     assert tops(s[:1], np.array([1.01])).tolist() == [0.0]
+
+
+def test_tops_fed_range_by_range_are_the_tops_of_the_whole():
+    """``local.Tops``: the samples fed in ranges of any lengths (several samplings'
+    together, in any order within a range) give ``tops`` of all of them at once, each
+    sample judged by its neighbours across the ranges' ends, the whole's ends by one."""
+    from hodyn_cli.algorithms.limits.local import Tops
+
+    rng = np.random.default_rng(5)
+    s = np.sort(rng.uniform(0.0, 10.0, 400))
+    use = 0.97 + 0.05 * np.sin(7 * s) + 0.02 * rng.standard_normal(400)
+    use[100:110] = 1.01 + 1e-4 * np.arange(10)  # (a plateau beyond)
+    whole = tops(s, use)
+    for cuts in ([], [1, 2, 3], [57, 58, 200, 399], sorted(rng.choice(399, 30, replace=False))):
+        judged, found = Tops(), []
+        for a, b in zip([0, *cuts], [*cuts, 400], strict=True):
+            mixed = a + rng.permutation(b - a)
+            found.append(judged.add(s[mixed], use[mixed]))
+        found.append(judged.end())
+        assert np.array_equal(np.concatenate(found), whole)
+    # (one sample: beyond or not; two fed apart: each the other's neighbour)
+    one = Tops()
+    assert one.add(s[:1], np.array([1.01])).size == 0 and one.end().tolist() == [s[0]]
+    two = Tops()
+    assert two.add(s[:1], np.array([0.95])).size == 0
+    assert two.add(s[1:2], np.array([0.99])).size == 0 and two.end().tolist() == [s[1]]

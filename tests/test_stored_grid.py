@@ -58,7 +58,8 @@ def test_a_long_paths_turning_grid_is_on_disk_and_the_same_numbers(monkeypatch):
 
 def _retimed_with_grids_on_disk(monkeypatch, model, traj):
     """``retime_optimal`` in memory, then with every array on disk (ON_DISK 0) read in
-    blocks of 2048 points: both outputs and the lengths of the grids read from disk."""
+    blocks of 2048 points, and the played motion in chunks of 2048 points (PLAYED): both
+    outputs and the lengths of the grids read from disk."""
     out, opt = hodyn_cli.retime_optimal(model, traj)
     made = []
 
@@ -69,6 +70,7 @@ def _retimed_with_grids_on_disk(monkeypatch, model, traj):
 
     monkeypatch.setattr(stored, "ON_DISK", 0)
     monkeypatch.setattr(reachability, "BLOCK", 2048)  # (the grids in blocks: on disk)
+    monkeypatch.setattr(reachability, "PLAYED", 2048)  # (and the played motion's chunks)
     monkeypatch.setattr(reachability, "StoredGrid", Counted)
     kept, again = hodyn_cli.retime_optimal(model, traj)
     return (out, opt), (kept, again), made
@@ -90,10 +92,10 @@ def test_a_law_on_a_turning_grid_on_disk_is_the_law_in_memory(monkeypatch):
 def test_the_borinots_law_on_a_grid_on_disk_is_the_law_in_memory(monkeypatch):
     """The Borinot's flying arm along its 9-harmonic Fourier path at 20 Hz (36 sharp turns:
     test_borinot19), retimed with its turning grid (36 084 points) on disk, read in blocks of
-    2048 points: the same output to the bit. Since shape22 it was 1.2e-8 shorter so: the played
-    motion's chunks were BLOCK points (now :data:`reachability.PLAYED`), and they cut the
-    local slowing's ranges, where ``local.tops`` judges a range's first and last samples by one
-    neighbour, so the finer samplings about its peaks moved with the blocks."""
+    2048 points and played in chunks of 2048: the same output to the bit. Since shape22 it was
+    1.2e-8 shorter so: the played motion's chunks cut the local slowing's ranges, where
+    ``local.tops`` judged a range's first and last samples by one neighbour and the finer
+    samplings about a peak were clipped to its chunk (now ``local.Tops``, across them)."""
     robot = public_robot("borinot_description/urdf/borinot_flying_arm_2.urdf")
     model = hodyn_cli.load_robot(robot)
     traj = generate(model, "fourier", rate=20.0, duration=20.0, harmonics=9,

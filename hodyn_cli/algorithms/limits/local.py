@@ -84,7 +84,12 @@ def tops(s: np.ndarray, use: np.ndarray) -> np.ndarray:
     above it (a parabola through the three), which the sample's own speed-up and the
     final fit take up."""
     order = np.argsort(s, kind="stable")
-    u = use[order]
+    return s[order][_judged(use[order])]
+
+
+def _judged(u: np.ndarray) -> np.ndarray:
+    """:func:`tops`' judgement of each of the uses ``u`` (in the order of their s), the
+    first and last by their one neighbour."""
     out = u > 1 + TOLERANCE / 10
     if len(u) >= 2:
         a = np.concatenate([u[1:2], u[:-1]])  # (each sample's neighbours, the ends' one
@@ -94,7 +99,47 @@ def tops(s: np.ndarray, use: np.ndarray) -> np.ndarray:
         top = (u >= a) & (u >= c)
         out |= top & (2 * u - np.minimum(a, c) > 1 + TOLERANCE / 10)
         out &= ~flat
-    return s[order][out]
+    return out
+
+
+class Tops:
+    """:func:`tops` of a sequence of samples fed range by range (:meth:`add`: each range's
+    samples along s after the one before's, several samplings' together in any order),
+    each judged by its neighbours in the whole sequence, as :func:`tops` of them all at
+    once: a range's last sample once the next range's first is known, the sequence's last
+    by its one neighbour at :meth:`end`. Why: the ranges are those of the played motion's
+    chunks (:data:`~hodyn_cli.algorithms.limits.reachability.PLAYED` points each), and a
+    range's ends judged by their one neighbour made the tops, the local slowing and so the
+    output depend on where the chunks end (the Borinot's flying arm along its Fourier path
+    at 20 Hz: 1.2e-8 of its duration shorter in blocks of 2048)."""
+
+    def __init__(self) -> None:
+        # (the last two samples fed: the one before the last, judged, the last's neighbour;
+        # the last, not yet judged)
+        self._s, self._u = np.zeros(0), np.zeros(0)
+
+    @property
+    def waiting(self) -> float | None:
+        """The s of the sample not yet judged (every later top at or beyond it); None
+        where none is fed yet."""
+        return float(self._s[-1]) if len(self._s) else None
+
+    def add(self, s: np.ndarray, use: np.ndarray) -> np.ndarray:
+        """The tops among the samples judged now (sorted): all fed but the last."""
+        order = np.argsort(s, kind="stable")
+        s = np.concatenate([self._s, s[order]])
+        u = np.concatenate([self._u, use[order]])
+        first = max(len(self._s) - 1, 0)  # (the first not judged: the sequence's first, as
+        self._s, self._u = s[-2:], u[-2:]  # an end, where none came before it)
+        if len(u) < 2:
+            return np.zeros(0)
+        return s[first:-1][_judged(u)[first:-1]]
+
+    def end(self) -> np.ndarray:
+        """The last sample where it is a top (judged by its one neighbour)."""
+        s, u = self._s, self._u
+        self._s, self._u = np.zeros(0), np.zeros(0)
+        return s[-1:][_judged(u)[-1:]]
 
 
 #: a sample beyond a limit on a plateau of samples beyond (:func:`tops`): its use's second

@@ -32,6 +32,7 @@ import numpy as np
 
 from hodyn_cli.algorithms.dynamics.common import GRAVITY
 from hodyn_cli.algorithms.limits import local, rates, reachability, sequential
+from hodyn_cli.algorithms.limits.distinct import distinct
 from hodyn_cli.algorithms.limits.feasibility import (
     JOINT_ORDERS,
     TORQUES,
@@ -1819,19 +1820,48 @@ class Optimal:
             pending.append((s[rows], taken))
             phases.append(np.repeat([phase for phase, _, _ in group],
                                     [len(s) for _, s, _ in group])[rows])
-            tops.append(local.tops(s, use))
+            tops.append(judged.add(s, use))
             if sum(len(s) for s, _ in pending) >= reachability.BLOCK:
                 bisect()
 
-        def peaks(path: Trajectory, beyond: np.ndarray) -> None:
+        # (the samples whose peak may reach beyond, judged by their neighbours along the
+        # whole motion, and the finer samples about them, each played on the chunk whose
+        # intervals hold it once every top that may make it is known: the samples of the
+        # whole motion in one chunk, wherever its chunks end)
+        judged, around, recent = local.Tops(), [np.zeros(0)], []
+
+        def peaks(beyond: np.ndarray, last: bool) -> None:
             """The samples :data:`local.FINER` times as dense as the samplings' within a
-            sampling's spacing of each sample ``beyond`` (:func:`local.tops`: whose peak
-            may reach beyond a limit; in this chunk of the path), those beyond with their
-            speed-ups (a sampling after the samplings: the field takes the least need at
-            each grid point, whatever the order)."""
-            assert path.t is not None and limited is not None
-            s = local.finer(beyond, spacing, max(float(path.t[0]), s0),
-                            min(float(path.t[-1]), s1))
+            sampling's spacing of each sample ``beyond`` (:class:`local.Tops`: whose peak
+            may reach beyond a limit; sorted, after those of earlier calls), those beyond
+            with their speed-ups (a sampling after the samplings: the field takes the least
+            need at each grid point, whatever the order), played once no later top can
+            make them (below the first sample not yet judged, less a spacing; all, ``last``:
+            the motion's last chunk read), each on the chunk of ``recent`` whose intervals
+            hold it (from the motion's start to its end or ``s1``: the whole motion's
+            samples, in one chunk or many alike)."""
+            assert recent[0].t is not None and recent[-1].t is not None
+            around.append(local.finer(beyond, spacing, max(float(recent[0].t[0]), s0), s1))
+            made = np.concatenate(around)
+            # (every later top at or beyond the sample not yet judged, or the next chunk's
+            # first where none is: its finer samples from a spacing before it on)
+            waiting = judged.waiting
+            frontier = np.inf if last else (
+                float(recent[-1].t[-1]) if waiting is None else waiting) - spacing
+            ready = distinct(made[made < frontier])
+            around[:] = [made[made >= frontier]]
+            for k, path in enumerate(recent):  # (each on the chunk whose intervals hold it:
+                assert path.t is not None  # the last's its end too)
+                n = int(np.searchsorted(ready, path.t[-1], side="right" if last and k == len(
+                    recent) - 1 else "left"))
+                played(path, ready[:n])
+                ready = ready[n:]
+            while len(recent) > 1 and recent[0].t is not None and recent[0].t[-1] <= frontier:
+                del recent[0]  # (no sample left to play there)
+
+        def played(path: Trajectory, s: np.ndarray) -> None:
+            """The finer samples ``s`` (on this chunk) beyond with their speed-ups."""
+            assert limited is not None or not s.size
             for a in range(0, s.size, 2 * local.ROWS):  # (a range at a time, as _ranges'
                 # samplings: the Z1's 10 kHz path, 84 % of its samples beyond in a second
                 # round, made 2.3 x 10^6 of them at once, 2.1 GB; every step per sample)
@@ -1856,6 +1886,7 @@ class Optimal:
                  for start in starts[(starts < s1) | (starts == s0)]]
         done = [0] * len(plans)
         for path, last in _lookahead(reachability.overlapping(motion)):
+            recent.append(path)
             taken: list[tuple[int, np.ndarray, np.ndarray]] = []
             for phase, plan in enumerate(plans):
                 s, t, done[phase] = plan.along(path, last, done[phase])
@@ -1867,8 +1898,9 @@ class Optimal:
             tops: list[np.ndarray] = []  # (this chunk's, looked at together: one piece)
             for group in _ranges(path, taken):
                 sampled(path, group, tops)
-            if tops:
-                peaks(path, np.concatenate(tops))
+            if last:
+                tops.append(judged.end())
+            peaks(np.concatenate([np.zeros(0), *tops]), last)
         if pending:
             bisect()
         if first is not None and not first.done:  # (not an assert: kept under python -O)

@@ -2675,10 +2675,11 @@ def ramps_delay(pieces: list[tuple[Arc, Law]], durations: list[float], rise: flo
     return total
 
 
-#: the points of a chunk of a :class:`Played` motion: what the chunks are cut at shapes the
-#: local slowing's ranges (``local.tops`` judges a range's ends by one neighbour), so it is
-#: its own number, not :data:`BLOCK` (with BLOCK 2048 the Borinot's Fourier path at 20 Hz was
-#: 1.2e-8 shorter; tests/test_stored_grid.py)
+#: the points of a chunk of a :class:`Played` motion (its own number, not :data:`BLOCK`: the
+#: played motion's memory). Where its chunks are cut does not change the output: the local
+#: slowing judges the samples' tops across them (``local.Tops``; judged range by range, the
+#: Borinot's Fourier path at 20 Hz in chunks of 2048 was 1.2e-8 shorter:
+#: tests/test_stored_grid.py)
 PLAYED = 1 << 15
 
 
