@@ -1828,7 +1828,8 @@ class Optimal:
         # whole motion, and the finer samples about them, each played on the chunk whose
         # intervals hold it once every top that may make it is known: the samples of the
         # whole motion in one chunk, wherever its chunks end)
-        judged, around, recent = local.Tops(), [np.zeros(0)], []
+        judged, around = local.Tops(), [np.zeros(0)]
+        recent: list[Trajectory] = []  # (the chunks whose finer samples may not be made yet)
 
         def peaks(beyond: np.ndarray, last: bool) -> None:
             """The samples :data:`local.FINER` times as dense as the samplings' within a
