@@ -36,7 +36,7 @@ def _retimed(monkeypatch, rows: int) -> tuple[np.ndarray, float, list[int]]:
         m.setattr(reachability, "STEPS", (2,))
         _bumped(m, 0.1, width=2.0)
         m.setattr(local, "ROWS", rows)
-        m.setattr(local, "tops", lambda s, use: s)
+        m.setattr(local, "_judged", lambda u: np.ones(len(u), bool))
         m.setattr(local, "finer", flagged)
         m.setattr(optimal, "_moved", counted)
         out, opt = hodyn_cli.retime_optimal(model, traj)
