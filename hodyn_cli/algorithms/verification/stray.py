@@ -11,8 +11,9 @@ output sample, its distance from that path, joint by joint, at the path point ne
    it (:data:`DENSE` an input interval on average) within a window of the input that follows
    the matching along (a k-d tree of the window: the cost is linear in both lengths, memory a
    window's);
-2. **project** -- from each seed that may be the nearest's (within the seeds' spacing of the
-   nearest seed: a path that comes back near the sample has one too), Newton's method on
+2. **project** -- from the nearest seed, and where its foot is off the path from every seed
+   that may be the nearest's (within the seeds' spacing of the nearest seed, however many: a
+   path that comes back near the sample has one there too), Newton's method on
    ``f(s) = (q_in(s) - q) . q_in'(s) = 0`` (``f' = |q_in'|^2 + (q_in - q) . q_in''``), kept
    within the seed's neighbouring seeds: the foot of the perpendicular, exact to rounding
    where the seed alone would leave up to half the seeds' spacing.
@@ -51,10 +52,6 @@ from hodyn_cli.core.trajectory import Trajectory
 DENSE = 4
 #: the output's samples matched at once (a chunk)
 CHUNK = 8192
-#: the seeds looked at per sample (those within the seeds' spacing of the nearest projected:
-#: about two a pass of the path near the sample; a path that passes a point many times, a
-#: periodic one, has its passes within a rounding of each other there: the nearest few tell)
-NEAREST = 8
 
 
 @dataclass(frozen=True)
@@ -117,36 +114,49 @@ class Follower:
         while True:  # (the window grows until the chunk's last match lies well inside it)
             stop = min(self.start + self.window, len(fine))
             tree = cKDTree(_positions(path, fine[self.start : stop]))
-            seen, near = tree.query(q, k=min(NEAREST, stop - self.start))
-            seen, near = seen.reshape(len(q), -1), near.reshape(len(q), -1) + self.start
-            if stop == len(fine) or near[-1, 0] < self.start + 7 * self.window // 8:
+            seen, near = tree.query(q)
+            near = near + self.start
+            if stop == len(fine) or near[-1] < self.start + 7 * self.window // 8:
                 break
             self.window *= 2
-        s, share = self._feet(q, near[:, :1], np.zeros((len(q), 1), dtype=bool))
+        s, share = self._feet(q, np.arange(len(q)), near)
         # (the nearest path point lies within DELTA / 2 along the path of a seed, so that
         # seed is within the nearest seed's distance + DELTA / 2: where the nearest seed's
         # foot is not on the path, each such one projected too and the nearest foot kept; a
         # path that comes back near the sample has a seed there too. Only there: a periodic
-        # path's laps put NEAREST seeds within rounding of each other at every sample)
+        # path's laps put many seeds within rounding of each other at every sample)
         again = np.flatnonzero(share.max(axis=1) > STRAY / 16)
         if len(again):
-            s[again], share[again] = self._feet(q[again], near[again],
-                                                seen[again] > seen[again, :1] + self.delta)
+            s[again], share[again] = self._feet(q[again], *self._around(
+                tree, q[again], seen[again]))
         joint = share.argmax(axis=1)
         worst = share[np.arange(len(q)), joint]
         # (the next window from an eighth of this one behind its last match: the matching
         # follows the motion along, a revisit ahead of it cannot take it away)
-        self.start = max(int(near[-1, 0]) - self.window // 8, 0)
+        self.start = max(int(near[-1]) - self.window // 8, 0)
         return Strayed(worst * self.span[joint], joint, worst, s)
 
 
-    def _feet(self, q: np.ndarray, near: np.ndarray, skip: np.ndarray
+    def _around(self, tree, q: np.ndarray, nearest: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """(sample, seed) pairs: the seeds of the window ``tree`` within each sample's
+        ``nearest`` seed's distance + DELTA of ``q``, one of those at the same distance to
+        rounding (a periodic path's laps: its point again, whose foot is the same). All of
+        them, not the nearest few: the generic quadruped's leg along its Fourier path of
+        five laps had ten seeds of the hairpin's other branch nearer than those of the
+        branch the sample lay on (tests/test_stray22.py)."""
+        balls = tree.query_ball_point(q, nearest + self.delta)
+        row = np.repeat(np.arange(len(q)), [len(b) for b in balls])
+        j = np.concatenate([np.asarray(b, dtype=int) for b in balls])
+        gap = np.round(np.linalg.norm(tree.data[j] - q[row], axis=1) / (1e-12 * self.delta))
+        _, first = np.unique(np.stack([row, gap], 1), axis=0, return_index=True)
+        return row[first], j[first] + self.start
+
+    def _feet(self, q: np.ndarray, row: np.ndarray, j: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray]:
-        """(s, share (N, m)) of the nearest of the feet projected from the seeds ``near``
-        (N, k) but those ``skip`` of each sample ``q``."""
+        """(s, share (N, m)) of the nearest of the feet projected from the seeds ``j`` of
+        each sample ``q[row]``."""
         fine, path = self.fine, self.path
-        row, col = np.nonzero(~skip)
-        j = near[row, col]
         s = projected(path, q[row], fine[np.maximum(j - 1, 0)],
                        fine[np.minimum(j + 1, len(fine) - 1)], fine[j])
         distance = np.linalg.norm(between(path, s, 0) - q[row], axis=1)
