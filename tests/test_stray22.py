@@ -79,6 +79,31 @@ def test_a_sample_by_another_branch_many_laps_over_is_matched_to_its_own():
     assert found.distance.max() < 1e-9  # (the interpolant's error: ~1e-12)
 
 
+def test_a_periodic_path_s_start_seed_gives_way_to_its_copies():
+    """A circle played 2.5 times, and points on it just before its start's angle: the path
+    passes there on its later laps, not before its start, where the start seed's foot
+    stops. Every seed within reach is projected but one of each set at the same distance
+    (a lap's copies): of the start seed's, a later lap's (the kd-tree's nearest of equals is
+    any of them: at the quadruped leg's end, its 2.5 laps' last seed)."""
+    def circle(u: np.ndarray) -> np.ndarray:
+        a = 2 * np.pi * u
+        return np.stack([np.stack([np.cos(a), np.sin(a)], 1),
+                         2 * np.pi * np.stack([-np.sin(a), np.cos(a)], 1),
+                         -4 * np.pi**2 * np.stack([np.cos(a), np.sin(a)], 1)], 1)
+
+    from scipy.spatial import cKDTree
+
+    t = np.linspace(0.0, 2.5, 251)
+    path = Trajectory(("a", "b"), circle(t), t)
+    q = circle(-np.array([1e-5, 1e-4, 3e-4]))[:, 0]
+    follower = stray.Follower(path, len(q))
+    tree = cKDTree(stray._positions(path, follower.fine))
+    row, j = follower._around(tree, q, tree.query(q)[0])
+    starts = np.isin(follower.fine[j], (0.0, 1.0, 2.0))  # (the start and its copies)
+    assert np.all(np.bincount(row[starts]) == 1) and 0.0 not in follower.fine[j]
+    assert stray.strayed(path, q).distance.max() < 1e-9
+
+
 @pytest.fixture(scope="module")
 def retimed(tmp_path_factory):
     folder = tmp_path_factory.mktemp("stray22")
