@@ -875,7 +875,7 @@ LEAST_STEPS = 100
 #: input, reachability refused; toppra 0.3652 s): given at 100 Hz, planned 0.4156 s at 5
 #: kHz, 0.3899 at 10, 0.3839 at 20, 0.3838 at 50 (kept: 20 kHz), its output 0.416377 ->
 #: 0.387511 s (+6.1 %); given at 20 Hz, 0.5036 s at 1 kHz, 0.4490 at 2, 0.4163 at 5, 0.3918
-#: at 10 (kept), its output 0.504160 -> 0.394628 s (+8.1 %); 1.6 -> 5.6 s and 2.3 -> 4.4 s
+#: at 10 (kept), its output 0.504160 -> 0.394628 s (+8.1 %); 1.8 -> 4.6 s and 2.2 -> 3.8 s
 #: of CPU
 RATE_GAIN = 0.01
 RATE_UPS = 3
