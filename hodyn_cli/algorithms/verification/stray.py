@@ -8,9 +8,9 @@ output sample, its distance from that path, joint by joint, at the path point ne
 
 1. **seed** -- both motions run along the path in the same direction, so the output's samples
    are matched a chunk at a time to the nearest of the path's points spaced evenly along
-   it (:data:`DENSE` an input interval on average) within a window of the input that follows
-   the matching along (a k-d tree of the window: the cost is linear in both lengths, memory a
-   window's);
+   it (:data:`DENSE` an input interval on average): all of them on a path of up to
+   :data:`WHOLE`, else within a window of the input that follows the matching along (a k-d
+   tree of the window: the cost is linear in both lengths, memory a window's);
 2. **project** -- from the nearest seed, and where its foot is off the path from every seed
    that may be the nearest's (within the seeds' spacing of the nearest seed, however many: a
    path that comes back near the sample has one there too), Newton's method on
@@ -19,7 +19,7 @@ output sample, its distance from that path, joint by joint, at the path point ne
    where the seed alone would leave up to half the seeds' spacing.
 
 A path that reverses (a cusp) or comes back through a point is matched to the nearest of its
-visits within the window, so the distance is never overstated. ``hodyn validate --path`` holds
+visits (within the window), so the distance is never overstated. ``hodyn validate --path`` holds
 it to :data:`~hodyn_cli.algorithms.limits.strays.STRAY` (the projection, the tolerance and the
 retiming's own check of its shape: :mod:`~hodyn_cli.algorithms.limits.strays`).
 
@@ -41,12 +41,16 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from hodyn_cli.algorithms.limits.programme import between
 from hodyn_cli.algorithms.limits.strays import STRAY, projected, travel
 from hodyn_cli.core.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from scipy.spatial import cKDTree
 
 #: the input's points an interval the output's samples are first matched to (the seed)
 DENSE = 4
@@ -108,7 +112,7 @@ class Follower:
         per = len(self.fine) * CHUNK // max(samples or path.n_samples, 1)
         self.start, self.window = 0, (len(self.fine) if len(self.fine) <= WHOLE else
                                       max(64 * DENSE, 2 * per))
-        self._tree: tuple[int, int, object] | None = None  # (start, stop, its k-d tree)
+        self._tree: tuple[int, int, cKDTree] | None = None  # (start, stop, its k-d tree)
 
     def __call__(self, q: np.ndarray) -> Strayed:
         """The samples ``q`` (N, m), the next of the motion's (memory: :data:`CHUNK`'s)."""
@@ -151,7 +155,7 @@ class Follower:
         return Strayed(worst * self.span[joint], joint, worst, s)
 
 
-    def _around(self, tree, q: np.ndarray, nearest: np.ndarray
+    def _around(self, tree: cKDTree, q: np.ndarray, nearest: np.ndarray
                 ) -> tuple[np.ndarray, np.ndarray]:
         """(sample, seed) pairs: the seeds of the window ``tree`` within each sample's
         ``nearest`` seed's distance + DELTA of ``q``, one of those at the same distance to
