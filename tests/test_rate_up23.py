@@ -59,7 +59,8 @@ def test_the_windows_rate_is_raised_where_their_law_needs_it(slowed, tmp_path, m
     res = CliRunner().invoke(app, ["validate", ROBOT, out, "--path", slowed, "-q"])
     assert res.exit_code == 0, res.output
     with h5py.File(out) as f:  # (its samples 1/rate apart, the last step shorter)
-        step = np.diff(f["t"][:])
+        step, note = np.diff(f["t"][:]), f.attrs["rate_note"]
+    assert "; 200 Hz, not 50: the windows' law planned there 2.16" in note, note
     assert np.allclose(step[:-1], 1.0 / rate, rtol=0, atol=1e-12) and step[-1] <= 1.0 / rate
     monkeypatch.setattr(optimal, "RATE_UPS", 0)  # (as before: the uniform scaling's rate)
     before, rate, _ = _retimed(slowed, str(tmp_path / "w0.h5"), "--solver", "windows")

@@ -958,6 +958,9 @@ class Optimal:
         #: (the input's samples, its span, the uniform scaling's seconds) where :attr:`chosen`
         #: was raised before any law was known (the windows' first plan): :meth:`_rate_up`
         self.unlawed: tuple[int, float, float] | None = None
+        #: (the rate before, the windows' planned law there and at :attr:`chosen`) where
+        #: :meth:`_rate_up` raised the rate; None where it did not
+        self.rated_up: tuple[float, float, float] | None = None
         #: the input's start and end speeds |q'| as shares of its fastest (reachability's
         #: arc-length table; None before it is made): :attr:`rest_note`
         self.end_speeds: tuple[float, float] | None = None
@@ -2274,6 +2277,7 @@ class Optimal:
         assert self.chosen is not None and self.path is not None
         names = ("path", "orders", "peak", "peaks", "rests", "chosen")
         kept = {name: getattr(self, name) for name in names}
+        first = (self.chosen, self.path.duration)
         for _ in range(RATE_UPS):
             lower, law = self.chosen, self.path.duration
             decade = 10.0 ** np.floor(np.log10(lower) + 1e-9)
@@ -2282,6 +2286,7 @@ class Optimal:
             if self.plan(chunks()).duration >= (1 - RATE_GAIN) * law:
                 break
             kept = {name: getattr(self, name) for name in names}
+            self.rated_up = (*first, self.path.duration)
         self.__dict__.update(kept)
 
     def _hopeless(self, planned: float) -> None:
@@ -2658,8 +2663,11 @@ class Optimal:
                f"uniform scaling plays the path {1 / k:.3g} times faster than the input, more "
                f"than {FASTER:g}: at the input's rate the output would sample it that many "
                "times more coarsely than the input does")
+        up = "" if self.rated_up is None else (
+            f"; {self.played_rate:g} Hz, not {self.rated_up[0]:g}: the windows' law planned "
+            f"there {self.rated_up[2]:.4g} s, not {self.rated_up[1]:.4g} s")
         return (f"sampled at {self.played_rate:g} Hz, not at the input's {mean:.4g} Hz: its "
-                f"{why} (a law of a few output steps is slowed to pass validate); --rate "
+                f"{why} (a law of a few output steps is slowed to pass validate){up}; --rate "
                 "chooses another")
 
     @property
