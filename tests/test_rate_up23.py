@@ -72,3 +72,13 @@ def test_a_rate_given_is_the_rate(slowed, tmp_path):
     _, rate, _ = _retimed(slowed, str(tmp_path / "g.h5"), "--solver", "windows",
                           "--rate", "50")
     assert rate == 50.0
+
+
+def test_no_rate_up_beyond_the_samples_a_played_law_may_have(slowed, tmp_path, monkeypatch):
+    """A rate up whose output would have more samples than PER_SAMPLE x MOST_SAMPLES (here
+    3 x 50: the law of ~2.3 s at 100 Hz has ~230) is not tried: the uniform scaling's rate."""
+    from hodyn_cli.algorithms.limits import reachability
+
+    monkeypatch.setattr(reachability, "MOST_SAMPLES", 50)
+    _, rate, solver = _retimed(slowed, str(tmp_path / "w.h5"), "--solver", "windows")
+    assert solver == "windows" and rate == 50.0

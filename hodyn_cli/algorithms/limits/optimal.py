@@ -2266,7 +2266,9 @@ class Optimal:
         its passes; not with limits of higher orders, whose rate counts the uniform
         scaling's steps on purpose): the law planned again at the next rate up
         (:data:`ROUND_RATES`) while that shortens it by more than :data:`RATE_GAIN`, at most
-        :data:`RATE_UPS` times, and the last such plan kept. Why: the law's smoothness rows
+        :data:`RATE_UPS` times (and while its output would have at most as many samples
+        as a played law may: ``PER_SAMPLE`` times reachability's ``MOST_SAMPLES``), and the
+        last such plan kept. Why: the law's smoothness rows
         bound its turning by the output's step (:data:`~hodyn_cli.algorithms.limits.
         programme.SMOOTH`), so a law many times faster than the uniform scaling, planned at
         the rate the uniform scaling's steps chose, is held back by that rate (reachability's
@@ -2283,6 +2285,8 @@ class Optimal:
             decade = 10.0 ** np.floor(np.log10(lower) + 1e-9)
             self.chosen = next(float(m * decade) for m in (*ROUND_RATES[1:], 20.0)
                                if m * decade > lower * (1 + 1e-9))
+            if law * self.chosen > reachability.PER_SAMPLE * reachability.MOST_SAMPLES:
+                break  # (an output of more samples than a played law may have)
             if self.plan(chunks()).duration >= (1 - RATE_GAIN) * law:
                 break
             kept = {name: getattr(self, name) for name in names}
