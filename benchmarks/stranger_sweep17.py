@@ -202,12 +202,17 @@ def pinocchio_over(robot: Path, model, out: Path, jerk: np.ndarray | None) -> fl
         q0[whole.joints[jid].idx_q] = hodyn_cli.api.lock_value(ours, whole.names[jid])
     reduced = pin.buildReducedModel(whole, locked, q0) if locked else whole
     data = reduced.createData()
-    index = [reduced.joints[reduced.getJointId(n)].idx_q for n in model.joint_names]
+    joints = [reduced.joints[reduced.getJointId(n)] for n in model.joint_names]
+    index = [joint.idx_v for joint in joints]
+    # (a continuous joint's configuration in pinocchio is (cos, sin) of its angle: nq 2)
+    turns = np.array([joint.nq == 2 for joint in joints])
+    at = np.array([joint.idx_q for joint in joints])
     played = read_trajectory(str(out), model, need=4 if jerk is not None else 3).derivatives
     worst = np.max(np.abs(played[:, 1]) / model.velocity_limits)
     q = pin.neutral(reduced)
     for row in played:  # (a check, not a hot path: pinocchio has no batched RNEA)
-        q[index] = row[0]
+        q[at[~turns]] = row[0][~turns]
+        q[at[turns]], q[at[turns] + 1] = np.cos(row[0][turns]), np.sin(row[0][turns])
         v, a = np.zeros(reduced.nv), np.zeros(reduced.nv)
         v[index], a[index] = row[1], row[2]
         tau = pin.rnea(reduced, data, q, v, a)[index]
